@@ -1,0 +1,17 @@
+"""The library raises these; the CLI turns each into a one-line message and an exit code."""
+
+
+class GpuDoctorError(Exception):
+    """Base of every error gpudoctor raises on purpose."""
+
+
+class SnapshotError(GpuDoctorError):
+    """A facts snapshot that is not JSON or has a value of the wrong type (exit 2)."""
+
+
+class MatrixError(GpuDoctorError):
+    """A compatibility matrix file that does not load or validate (exit 3: the package itself is broken)."""
+
+
+class OutputExistsError(GpuDoctorError):
+    """A file gpudoctor would write already exists and --force was not given (exit 2)."""

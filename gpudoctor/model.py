@@ -1,0 +1,232 @@
+"""The domain, shared by every layer: the facts a probe saw and the findings a check made of them.
+
+Everything is a frozen dataclass, so a Facts snapshot can be hashed, compared and round-tripped through JSON
+(gpudoctor/snapshot.py). A field that is ``None`` is *unknown* (not probed, or the probe failed); an empty tuple or
+``False`` is *probed and absent*. Checks must keep the two apart: unknown never raises an error by itself.
+"""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass
+
+SNAPSHOT_SCHEMA = "gpudoctor.facts/1"
+REPORT_SCHEMA = "gpudoctor.report/1"
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# Facts: what the probes observed. Field names are the public snapshot keys (shared/facts-format.md).
+
+
+@dataclass(frozen=True)
+class Host:
+    os: str | None = None  # "linux" | "windows" | "darwin"
+    os_release: str | None = None
+    kernel: str | None = None
+    arch: str | None = None
+    wsl: int | None = None  # None when not WSL, else 1 or 2
+    container: str | None = None  # None when not in a container, else its kind
+    python: str | None = None
+    env: dict[str, str] | None = None  # only the variables that matter, verbatim
+    glibc: str | None = None
+
+
+@dataclass(frozen=True)
+class Driver:
+    version: str | None = None
+    cuda_version: str | None = None  # newest CUDA the driver supports
+    kernel_module: str | None = None  # "nvidia" | "nouveau" | None (none loaded)
+    kernel_module_version: str | None = None
+    nvml_error: str | None = None
+
+
+@dataclass(frozen=True)
+class Pcie:
+    gen_current: int | None = None
+    gen_max: int | None = None
+    width_current: int | None = None
+    width_max: int | None = None
+
+
+@dataclass(frozen=True)
+class GpuProcess:
+    pid: int | None = None
+    name: str | None = None
+    used_mib: int | None = None
+
+
+@dataclass(frozen=True)
+class Gpu:
+    index: int | None = None
+    name: str | None = None
+    uuid: str | None = None
+    pci_bus_id: str | None = None
+    compute_capability: str | None = None
+    memory_total_mib: int | None = None
+    memory_used_mib: int | None = None
+    pcie: Pcie | None = None
+    mig_enabled: bool | None = None
+    ecc_uncorrected_errors: int | None = None
+    processes: tuple[GpuProcess, ...] | None = None
+
+
+@dataclass(frozen=True)
+class PciDevice:
+    bus_id: str | None = None
+    vendor_id: str | None = None
+    device_id: str | None = None
+    driver: str | None = None  # the kernel driver bound to it; None when none is bound
+    device_class: str | None = None  # e.g. "0x030000" (VGA), "0x030200" (3D controller)
+
+
+@dataclass(frozen=True)
+class CudaToolkit:
+    version: str | None = None
+    path: str | None = None
+    on_path: bool | None = None
+
+
+@dataclass(frozen=True)
+class Library:
+    path: str | None = None
+    version: str | None = None
+
+
+@dataclass(frozen=True)
+class Libraries:
+    libcuda: tuple[Library, ...] | None = None
+    libcudart: tuple[Library, ...] | None = None
+    libcudnn: tuple[Library, ...] | None = None
+
+
+@dataclass(frozen=True)
+class TorchBuild:
+    version: str | None = None
+    cuda: str | None = None  # torch.version.cuda; None for a CPU-only build (see ``is_cpu_only``)
+    hip: str | None = None
+    cudnn: str | None = None
+    arch_list: tuple[str, ...] | None = None
+    cuda_available: bool | None = None  # only with --deep
+    device_count: int | None = None  # only with --deep
+    import_error: str | None = None
+    path: str | None = None
+
+
+@dataclass(frozen=True)
+class TensorflowBuild:
+    version: str | None = None
+    is_cuda_build: bool | None = None
+    cuda: str | None = None
+    cudnn: str | None = None
+    compute_capabilities: tuple[str, ...] | None = None
+    gpus_visible: int | None = None  # only with --deep
+    import_error: str | None = None
+    path: str | None = None
+
+
+@dataclass(frozen=True)
+class Frameworks:
+    torch: TorchBuild | None = None
+    tensorflow: TensorflowBuild | None = None
+
+
+@dataclass(frozen=True)
+class ProbeError:
+    probe: str
+    error: str
+
+
+@dataclass(frozen=True)
+class Facts:
+    schema: str = SNAPSHOT_SCHEMA
+    host: Host | None = None
+    driver: Driver | None = None
+    gpus: tuple[Gpu, ...] | None = None
+    pci_devices: tuple[PciDevice, ...] | None = None
+    cuda_toolkits: tuple[CudaToolkit, ...] | None = None
+    libraries: Libraries | None = None
+    python_packages: dict[str, str | None] | None = None
+    frameworks: Frameworks | None = None
+    probe_errors: tuple[ProbeError, ...] = ()
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# Findings: what the checks judged.
+
+
+class Severity(enum.IntEnum):
+    OK = 0
+    INFO = 1
+    WARNING = 2
+    ERROR = 3
+
+    @property
+    def label(self) -> str:
+        return self.name.lower()
+
+
+class Section(enum.Enum):
+    """Report sections, in print order."""
+
+    GPU = "GPU and driver"
+    CUDA = "CUDA toolkit"
+    CUDNN = "cuDNN"
+    TORCH = "PyTorch"
+    TENSORFLOW = "TensorFlow"
+    ENVIRONMENT = "Environment"
+
+
+@dataclass(frozen=True)
+class Fix:
+    summary: str
+    commands: tuple[str, ...] = ()
+    url: str | None = None
+
+
+@dataclass(frozen=True)
+class Finding:
+    id: str  # stable kebab-case id (shared/facts-format.md); never changes meaning
+    severity: Severity
+    section: Section
+    title: str
+    evidence: tuple[str, ...] = ()
+    fix: Fix | None = None
+
+
+@dataclass(frozen=True)
+class CheckCrash:
+    """A check that raised: reported as data (Flutter's crash result), never a dead doctor."""
+
+    check: str
+    error: str
+
+
+@dataclass(frozen=True)
+class Report:
+    facts: Facts
+    findings: tuple[Finding, ...]
+    crashes: tuple[CheckCrash, ...] = ()
+    matrix_reviewed: str | None = None
+    source: str = "this machine"  # or the snapshot file it was read from
+
+    @property
+    def worst(self) -> Severity:
+        return max((f.severity for f in self.findings), default=Severity.OK)
+
+    def count(self, severity: Severity) -> int:
+        return sum(1 for f in self.findings if f.severity == severity)
+
+
+class ExitCode(enum.IntEnum):
+    OK = 0
+    PROBLEMS = 1  # an error finding (or a warning with --strict), or a failed smoke test
+    USAGE = 2  # click's convention: bad options or unreadable input
+    INTERNAL = 3  # gpudoctor itself failed (a check crashed)
+
+
+def exit_code(report: Report, strict: bool = False) -> ExitCode:
+    if report.crashes:
+        return ExitCode.INTERNAL
+    threshold = Severity.WARNING if strict else Severity.ERROR
+    return ExitCode.PROBLEMS if report.worst >= threshold else ExitCode.OK
+

@@ -1,0 +1,125 @@
+"""Facts <-> the public JSON snapshot (shared/facts-format.md).
+
+The converter is driven by the dataclasses' own type hints, so the snapshot format and the model cannot drift
+apart. Reading is strict about types (a wrong type names its key) and lenient about presence (a missing key is
+unknown), which is what a hand-written partial snapshot needs.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import types
+import typing
+from functools import cache
+from typing import Any, Union
+
+from .errors import SnapshotError
+from .model import SNAPSHOT_SCHEMA, Facts
+
+
+def facts_to_dict(facts: Facts) -> dict[str, Any]:
+    return _dump(facts)
+
+
+def facts_to_json(facts: Facts) -> str:
+    return json.dumps(facts_to_dict(facts), indent=2, sort_keys=False) + "\n"
+
+
+def facts_from_json(text: str, origin: str = "snapshot") -> Facts:
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise SnapshotError(f"{origin}: not valid JSON ({exc.msg} at line {exc.lineno}, column {exc.colno})") from None
+    return facts_from_dict(data, origin)
+
+
+def facts_from_dict(data: Any, origin: str = "snapshot") -> Facts:
+    if not isinstance(data, dict):
+        raise SnapshotError(f"{origin}: expected a JSON object at the top level, got {_json_type(data)}")
+    schema = data.get("schema", SNAPSHOT_SCHEMA)
+    if not isinstance(schema, str) or not schema.startswith("gpudoctor.facts/"):
+        raise SnapshotError(f"{origin}: key 'schema' must be \"{SNAPSHOT_SCHEMA}\", got {schema!r}")
+    if schema.split("/", 1)[1] != SNAPSHOT_SCHEMA.split("/", 1)[1]:
+        raise SnapshotError(f"{origin}: snapshot schema {schema!r} is not supported (this gpudoctor reads {SNAPSHOT_SCHEMA})")
+    facts = _load(Facts, data, "")
+    return dataclasses.replace(facts, schema=SNAPSHOT_SCHEMA)
+
+
+# ---------------------------------------------------------------------------------------------------------------
+
+
+def _dump(value: Any) -> Any:
+    if dataclasses.is_dataclass(value):
+        return {f.name: _dump(getattr(value, f.name)) for f in dataclasses.fields(value)}
+    if isinstance(value, tuple):
+        return [_dump(v) for v in value]
+    if isinstance(value, dict):
+        return {k: _dump(v) for k, v in value.items()}
+    return value
+
+
+@cache
+def _hints(cls: type) -> dict[str, Any]:
+    return typing.get_type_hints(cls)
+
+
+def _load(tp: Any, value: Any, path: str) -> Any:
+    origin = typing.get_origin(tp)
+    if origin in (Union, types.UnionType):
+        args = typing.get_args(tp)
+        if value is None and type(None) in args:
+            return None
+        (inner,) = [a for a in args if a is not type(None)]
+        return _load(inner, value, path)
+    if dataclasses.is_dataclass(tp):
+        if not isinstance(value, dict):
+            raise _type_error(path, "an object", value)
+        hints = _hints(tp)
+        kwargs = {}
+        for f in dataclasses.fields(tp):
+            if f.name in value:  # unknown keys are kept forward-compatible: gpudoctor may add keys
+                kwargs[f.name] = _load(hints[f.name], value[f.name], _join(path, f.name))
+        try:
+            return tp(**kwargs)
+        except TypeError as exc:  # a required field (ProbeError.probe) is missing
+            raise SnapshotError(f"key '{path or '.'}': {exc}") from None
+    if origin is tuple:
+        if not isinstance(value, list):
+            raise _type_error(path, "a list", value)
+        (inner, _ellipsis) = typing.get_args(tp)
+        return tuple(_load(inner, item, f"{path}[{i}]") for i, item in enumerate(value))
+    if origin is dict:
+        if not isinstance(value, dict):
+            raise _type_error(path, "an object", value)
+        _key_tp, value_tp = typing.get_args(tp)
+        return {str(k): _load(value_tp, v, _join(path, str(k))) for k, v in value.items()}
+    if tp is bool:
+        if not isinstance(value, bool):
+            raise _type_error(path, "true or false", value)
+        return value
+    if tp is int:
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise _type_error(path, "an integer", value)
+        return value
+    if tp is str:
+        if not isinstance(value, str):
+            raise _type_error(path, "a string", value)
+        return value
+    raise TypeError(f"snapshot converter cannot handle {tp!r} at {path}")  # a model change without a converter
+
+
+def _join(path: str, key: str) -> str:
+    return f"{path}.{key}" if path else key
+
+
+def _json_type(value: Any) -> str:
+    if value is None:
+        return "null"
+    return {bool: "a boolean", int: "a number", float: "a number", str: "a string", list: "a list", dict: "an object"}.get(
+        type(value), type(value).__name__
+    )
+
+
+def _type_error(path: str, expected: str, value: Any) -> SnapshotError:
+    return SnapshotError(f"key '{path}' must be {expected}, got {_json_type(value)} ({json.dumps(value)[:40]})")
