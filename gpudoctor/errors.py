@@ -15,3 +15,7 @@ class MatrixError(GpuDoctorError):
 
 class OutputExistsError(GpuDoctorError):
     """A file gpudoctor would write already exists and --force was not given (exit 2)."""
+
+
+class ProbeFailed(GpuDoctorError):
+    """A probe could not tell (recorded in Facts.probe_errors, the rest still runs). Not for "probed, absent"."""
