@@ -1,0 +1,121 @@
+"""The target machine from a description (``--gpu "RTX 4090" --driver 550.54 --os linux``), and a one-line
+summary of a target for headers and stdout. An admin can prepare files for a machine they are not on."""
+
+from __future__ import annotations
+
+import re
+from typing import Any, Sequence
+
+from gpudoctor.errors import GpuDoctorError
+
+OSES = ("linux", "windows", "wsl", "darwin")
+_OS_LABEL = {"linux": "Linux", "windows": "Windows (native)", "darwin": "macOS"}
+
+_CC = re.compile(r"(\d{1,2})\.(\d)")
+_SM = re.compile(r"(?:sm|compute)_?(\d{1,2})(\d)a?", re.IGNORECASE)
+_DRIVER = re.compile(r"\d{3,4}(?:\.\d{1,3}){0,2}")
+_PYTHON = re.compile(r"3\.\d{1,2}")
+
+
+class DescriptionError(GpuDoctorError):
+    """A described machine that cannot be understood: an unknown GPU name, a malformed version (exit 2)."""
+
+
+def parse_compute_capability(text: str) -> str | None:
+    """ "8.9", "sm_89", "sm89", "compute_120" -> "8.9" / "12.0"; anything else -> None."""
+    text = text.strip()
+    match = _CC.fullmatch(text) or _SM.fullmatch(text)
+    if not match:
+        return None
+    major, minor = match.groups()
+    return f"{int(major)}.{minor}"
+
+
+def gpu_capability(matrix: Any, name: str) -> str:
+    """A GPU name (or a compute capability written directly) -> its compute capability, or DescriptionError."""
+    cc = parse_compute_capability(name)
+    if cc is not None:
+        return cc
+    from gpudoctor.matrix.solver import gpu_compute_capability
+
+    cc = gpu_compute_capability(matrix, name.strip())
+    if cc is None:
+        raise DescriptionError(
+            f"unknown GPU {name.strip()!r}: give a name such as \"RTX 4090\" or \"Tesla V100\", "
+            f"or its compute capability (e.g. --gpu 8.9); `nvidia-smi --query-gpu=name,compute_cap --format=csv` prints both"
+        )
+    return cc
+
+
+def check_driver_version(text: str) -> str:
+    text = text.strip()
+    if not _DRIVER.fullmatch(text):
+        raise DescriptionError(f"--driver {text!r}: expected an NVIDIA driver version such as 550.54.15 or 535.104")
+    return text
+
+
+def check_python_version(text: str) -> str:
+    text = text.strip()
+    if not _PYTHON.fullmatch(text):
+        raise DescriptionError(f"--python {text!r}: expected a Python minor version such as 3.11")
+    return text
+
+
+def target_from_description(
+    matrix: Any,
+    gpus: Sequence[str] = (),
+    driver: str | None = None,
+    os: str = "linux",
+    python: str | None = None,
+    arch: str = "x86_64",
+) -> Any:
+    """A solver Target for a described machine. ``os`` is linux, windows (native), wsl (WSL2: Linux wheels, the
+    Windows driver) or darwin. No ``gpus``: a machine without an NVIDIA GPU (the driver is then meaningless)."""
+    from gpudoctor.matrix.solver import Target
+
+    if os not in OSES:
+        raise DescriptionError(f"--os {os!r}: expected one of {', '.join(OSES)}")
+    if driver is not None and not gpus:
+        raise DescriptionError("--driver describes the GPU's driver: give the GPU too (--gpu NAME)")
+    capabilities = tuple(gpu_capability(matrix, name) for name in gpus)
+    return Target(
+        os="linux" if os == "wsl" else os,
+        python=check_python_version(python) if python else None,
+        driver_version=check_driver_version(driver) if driver else None,
+        driver_cuda=None,
+        compute_capabilities=capabilities,
+        wsl=os == "wsl",
+        arch=arch,
+    )
+
+
+def summarize_target(target: Any, gpu_names: Sequence[str] = ()) -> str:
+    """ "Tesla V100 (CC 7.0), NVIDIA driver 580.65.06, Linux x86_64" - for file headers and stdout."""
+    parts: list[str] = []
+    ccs = list(target.compute_capabilities)
+    if ccs:
+        names = list(gpu_names) if len(gpu_names) == len(ccs) else []
+        gpus = [f"{name} (CC {cc})" if name != cc else f"GPU with CC {cc}" for name, cc in zip(names, ccs)] if names else [
+            f"GPU with CC {cc}" for cc in ccs
+        ]
+        parts.append(_collapse(gpus))
+        if target.driver_version:
+            cuda = f" (CUDA {target.driver_cuda})" if target.driver_cuda else ""
+            parts.append(f"NVIDIA driver {target.driver_version}{cuda}")
+        else:
+            parts.append("no NVIDIA driver known")
+    else:
+        parts.append("no NVIDIA GPU")
+    os_label = "Linux on WSL2" if target.wsl else _OS_LABEL.get(target.os, target.os)
+    parts.append(f"{os_label} {target.arch}".strip())
+    if target.python:
+        parts.append(f"Python {target.python}")
+    return ", ".join(parts)
+
+
+def _collapse(items: list[str]) -> str:
+    """["A", "A", "B"] -> "2x A + B", keeping first-seen order."""
+    counts: dict[str, int] = {}
+    for item in items:
+        counts[item] = counts.get(item, 0) + 1
+    return " + ".join(f"{n}x {item}" if n > 1 else item for item, n in counts.items())

@@ -1,0 +1,217 @@
+"""A solver Choice -> the texts of environment.yml, requirements.txt, Dockerfile and a uv pyproject.toml.
+
+All decisions are made here, in Python; the templates (``templates/*.j2``) only loop over and print this data.
+jinja2 is imported on first render, so importing this module is cheap.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import shlex
+from dataclasses import dataclass
+from functools import cache
+from typing import Any, Iterable, Mapping, Sequence
+
+from gpudoctor import __version__
+
+FORMATS = ("conda", "pip", "docker", "uv")
+FILENAMES = {
+    "conda": "environment.yml",
+    "pip": "requirements.txt",
+    "docker": "Dockerfile",
+    "uv": "pyproject-uv.toml",
+}
+TEMPLATES = {fmt: f"{name}.j2" for fmt, name in FILENAMES.items()}
+CONDA_CHANNELS = ("conda-forge", "nodefaults")
+
+_FRAMEWORK_LABEL = {"torch": "PyTorch", "tensorflow": "TensorFlow"}
+_SMOKE = {
+    "torch": "import torch; print('torch', torch.__version__, 'CUDA available:', torch.cuda.is_available())",
+    "tensorflow": "import tensorflow as tf; print('tensorflow', tf.__version__, 'GPUs:', tf.config.list_physical_devices('GPU'))",
+}
+_NAME_OK = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,99}")
+_YAML_PLAIN = re.compile(r"[A-Za-z_][A-Za-z0-9_.=<>!~,+\-\[\]* ]*|--[a-z][a-z-]* https?://[^\s#'\"]+")
+_YAML_SPECIAL = re.compile(r"(?i)(true|false|yes|no|on|off|y|n|null|~)")
+
+
+@dataclass(frozen=True)
+class FileSet:
+    """What to render: the choice for the conda/pip/uv files, and the one for the Dockerfile (a Linux container:
+    it differs from ``choice`` when the target is native Windows or macOS)."""
+
+    choice: Any
+    name: str
+    target_summary: str
+    docker_choice: Any = None
+    invocation: str | None = None
+
+
+def default_env_name(choice: Any) -> str:
+    """ "torch-2.14.1-cu126", "tf-2.21.0-and-cuda", "torch-2.14.1-cpu"."""
+    short = "tf" if choice.framework == "tensorflow" else choice.framework
+    name = f"{short}-{choice.version}-{choice.variant}"
+    return re.sub(r"[^A-Za-z0-9._-]", "-", name)
+
+
+def check_env_name(name: str) -> str:
+    """A name that works as a conda env name, a Docker image name (lower-cased) and a project name."""
+    if not _NAME_OK.fullmatch(name) or name[-1] in "._-":
+        raise ValueError(
+            f"--name {name!r}: use letters, digits, '.', '_' and '-' (starting and ending with a letter or digit)"
+        )
+    return name
+
+
+def build_label(choice: Any) -> str:
+    """ "torch 2.14.1 (cu126 wheels, CUDA 12.6)", "tensorflow 2.21.0 (CPU build)"."""
+    if choice.variant == "cpu" or (choice.cuda is None and choice.variant not in ("and-cuda",)):
+        kind = "CPU build"
+    elif choice.variant == "and-cuda":
+        kind = f"[and-cuda] extra, CUDA {choice.cuda}" if choice.cuda else "[and-cuda] extra"
+    elif choice.cuda:
+        kind = f"{choice.variant} wheels, CUDA {choice.cuda}"
+    else:
+        kind = f"{choice.variant} wheels"
+    return f"{choice.framework} {choice.version} ({kind})"
+
+
+def header_lines(fileset: FileSet, choice: Any, filename: str) -> list[str]:
+    """The comment header every file starts with: who wrote it, for which machine, what it installs and why."""
+    invocation = fileset.invocation or f"gpudoctor env --framework {choice.framework}"
+    lines = [
+        f"{filename}: written by gpudoctor {__version__} ({invocation})",
+        f"Target machine: {_one_line(fileset.target_summary)}",
+        f"Installs: {build_label(choice)}, Python {choice.python}",
+    ]
+    if choice.index_url:
+        lines.append(f"Wheel index: {choice.index_url}")
+    if choice.conda_packages:
+        lines.append(f"From conda-forge: {', '.join(choice.conda_packages)}")
+    if choice.reasons:
+        lines.append("Why:")
+        lines.extend(f"  - {_one_line(reason)}" for reason in choice.reasons)
+    if choice.notes:
+        lines.append("Notes:")
+        lines.extend(f"  - {_one_line(note)}" for note in choice.notes)
+    return lines
+
+
+def pip_options(choice: Any) -> list[str]:
+    """The index lines pip needs. PyTorch's index mirrors every dependency of its wheels, so it replaces the
+    default index (``--index-url``, as pytorch.org's own commands do); an extra index would let the package
+    index's build of the same version win."""
+    return [f"--index-url {choice.index_url}"] if choice.index_url else []
+
+
+def requirement_names(requirements: Iterable[str]) -> list[str]:
+    from packaging.requirements import Requirement
+
+    return [Requirement(req).name for req in requirements]
+
+
+def context(fileset: FileSet, fmt: str, choice: Any | None = None) -> dict[str, Any]:
+    choice = choice if choice is not None else fileset.choice
+    gpu = _is_gpu_build(choice)
+    requirements = list(choice.packages)
+    options = pip_options(choice)
+    docker_lines = [" ".join(shlex.quote(part) for part in option.split(" ", 1)) for option in options]
+    docker_lines += [shlex.quote(req) for req in requirements]
+    return {
+        "gpudoctor_version": __version__,
+        "header": header_lines(fileset, choice, FILENAMES[fmt]),
+        "name": fileset.name,
+        "image": fileset.name.lower(),
+        "framework": choice.framework,
+        "framework_label": _FRAMEWORK_LABEL.get(choice.framework, choice.framework),
+        "version": choice.version,
+        "variant": choice.variant,
+        "cuda": choice.cuda,
+        "python": choice.python,
+        "requires_python": f"=={choice.python}.*",
+        "gpu": gpu,
+        "index_url": choice.index_url,
+        "uv_index_name": f"pytorch-{choice.variant}" if choice.framework == "torch" else f"{choice.framework}-{choice.variant}",
+        "index_packages": requirement_names(requirements) if choice.index_url else [],
+        "pip_options": options,
+        "requirements": requirements,
+        "conda_packages": list(choice.conda_packages),
+        "channels": list(CONDA_CHANNELS),
+        "conda_dependencies": [f"python={choice.python}", "pip", *choice.conda_packages],
+        "docker_pip_lines": docker_lines,
+        "smoke_command": json.dumps(["python", "-c", _SMOKE.get(choice.framework, "print('ok')")]),
+    }
+
+
+def render(fileset: FileSet, fmt: str) -> str:
+    """The text of one file (``fmt`` in FORMATS)."""
+    if fmt not in FILENAMES:
+        raise ValueError(f"unknown format {fmt!r}: expected one of {', '.join(FORMATS)}")
+    choice = fileset.docker_choice if fmt == "docker" and fileset.docker_choice is not None else fileset.choice
+    template = _environment().get_template(TEMPLATES[fmt])
+    return template.render(context(fileset, fmt, choice))
+
+
+def render_files(fileset: FileSet, formats: Sequence[str]) -> dict[str, str]:
+    """file name -> text, in the order of ``formats``."""
+    return {FILENAMES[fmt]: render(fileset, fmt) for fmt in formats}
+
+
+def next_commands(fmt: str, path: str, name: str, choice: Any, directory: str = ".") -> list[str]:
+    """What to run after writing a file (printed by the CLI)."""
+    if fmt == "conda":
+        return [f"conda env create -f {shlex.quote(path)}", f"conda activate {name}"]
+    if fmt == "pip":
+        return [
+            f"python{choice.python} -m venv .venv && . .venv/bin/activate",
+            f"pip install -r {shlex.quote(path)}",
+        ]
+    if fmt == "docker":
+        gpus = "--gpus all " if _is_gpu_build(choice) else ""
+        return [f"docker build -t {name.lower()} {shlex.quote(directory)}", f"docker run {gpus}--rm -it {name.lower()}"]
+    if fmt == "uv":
+        return [f"use {path} as (or merge it into) pyproject.toml, then: uv sync"]
+    return []
+
+
+# ---------------------------------------------------------------------------------------------------------------
+
+
+def _is_gpu_build(choice: Any) -> bool:
+    return choice.variant != "cpu" and (choice.cuda is not None or choice.variant == "and-cuda")
+
+
+def _one_line(text: str) -> str:
+    return " ".join(str(text).split())
+
+
+def yaml_scalar(value: Any) -> str:
+    """A YAML scalar that reads back as the same string: plain when that is unambiguous, else double-quoted
+    (a JSON string is a valid YAML double-quoted scalar)."""
+    text = str(value)
+    if _YAML_PLAIN.fullmatch(text) and not _YAML_SPECIAL.fullmatch(text) and not text.endswith(" "):
+        return text
+    return json.dumps(text)
+
+
+def toml_string(value: Any) -> str:
+    return json.dumps(str(value))  # a JSON string of printable text is a valid TOML basic string
+
+
+@cache
+def _environment() -> Any:
+    import jinja2
+
+    from gpudoctor.resources import templates_dir
+
+    env = jinja2.Environment(
+        loader=jinja2.FileSystemLoader(str(templates_dir())),
+        undefined=jinja2.StrictUndefined,
+        autoescape=False,
+        keep_trailing_newline=True,
+        trim_blocks=True,
+        lstrip_blocks=True,
+    )
+    env.filters["yaml"] = yaml_scalar
+    env.filters["toml"] = toml_string
+    return env
