@@ -1,0 +1,128 @@
+"""Environment: variables, WSL and containers that stand between a working driver and the frameworks."""
+
+from __future__ import annotations
+
+from typing import Iterator
+
+from ..model import Facts, Finding, Fix, Gpu, Section, Severity
+from ._facts import LIBRARY_NOT_FOUND, env, gpu_presence
+
+WSL_CUDA_GUIDE = "https://docs.nvidia.com/cuda/wsl-user-guide/index.html"
+CONTAINER_TOOLKIT = "https://docs.nvidia.com/datacenter/cloud-native/container-toolkit/latest/install-guide.html"
+
+
+def visible_gpu_count(value: str, gpus: tuple[Gpu, ...]) -> int:
+    """How many GPUs CUDA exposes under CUDA_VISIBLE_DEVICES=value.
+
+    CUDA reads the list left to right and stops at the first entry that names no device, so "0,7,1" on a
+    two-GPU machine exposes one GPU and "-1" or "" exposes none. Entries are indices or (prefixes of) UUIDs."""
+    count = 0
+    seen: set[object] = set()
+    for raw in value.split(","):
+        entry = raw.strip()
+        match = _match_entry(entry, gpus)
+        if match is None or match in seen:
+            break
+        seen.add(match)
+        count += 1
+    return count
+
+
+def _match_entry(entry: str, gpus: tuple[Gpu, ...]) -> object | None:
+    """The device an entry names (an index, or the MIG UUID itself), or None when it names none."""
+    if entry.isdigit():
+        index = int(entry)
+        return index if index < len(gpus) else None
+    if entry.startswith(("GPU-", "MIG-")):
+        for position, gpu in enumerate(gpus):
+            if gpu.uuid and gpu.uuid.startswith(entry):
+                return position
+        if entry.startswith("MIG-") and any(g.mig_enabled for g in gpus):
+            return entry  # a MIG instance of a MIG-enabled GPU (instances are not in the GPU list)
+    return None
+
+
+def cuda_visible_devices_hides_all_gpus(facts: Facts, matrix: object) -> Iterator[Finding]:
+    value = env(facts, "CUDA_VISIBLE_DEVICES")
+    if value is None or not facts.gpus:
+        return
+    if visible_gpu_count(value, facts.gpus) > 0:
+        return
+    yield Finding(
+        "cuda-visible-devices-hides-all-gpus", Severity.ERROR, Section.ENVIRONMENT,
+        "CUDA_VISIBLE_DEVICES hides every GPU from CUDA",
+        (f"CUDA_VISIBLE_DEVICES={value!r}",
+         f"this machine has {len(facts.gpus)} GPU{'s' if len(facts.gpus) != 1 else ''}: indices 0..{len(facts.gpus) - 1}"),
+        Fix("Unset it, or list indices or UUIDs that exist (CUDA stops reading the list at the first invalid entry)",
+            ("unset CUDA_VISIBLE_DEVICES", "export CUDA_VISIBLE_DEVICES=0   # or GPU-<uuid> from nvidia-smi -L"),
+            "https://docs.nvidia.com/cuda/cuda-c-programming-guide/index.html#cuda-environment-variables"),
+    )
+
+
+def wsl1_no_gpu_support(facts: Facts, matrix: object) -> Iterator[Finding]:
+    if not facts.host or facts.host.wsl != 1:
+        return
+    yield Finding(
+        "wsl1-no-gpu-support", Severity.ERROR, Section.ENVIRONMENT,
+        "This is WSL 1, which has no GPU support: CUDA needs WSL 2",
+        (f"kernel {facts.host.kernel} (WSL 1)",),
+        Fix("Convert the distribution to WSL 2 from Windows PowerShell, then reopen it",
+            ("wsl --list --verbose", "wsl --set-version <distribution> 2"), WSL_CUDA_GUIDE),
+    )
+
+
+def wsl_libcuda_not_on_loader_path(facts: Facts, matrix: object) -> Iterator[Finding]:
+    if not facts.host or facts.host.wsl != 2 or not facts.libraries or facts.libraries.libcuda != ():
+        return
+    yield Finding(
+        "wsl-libcuda-not-on-loader-path", Severity.ERROR, Section.ENVIRONMENT,
+        "WSL 2 cannot find the Windows driver's libcuda.so",
+        ("libcuda.so.1 is neither in /usr/lib/wsl/lib nor in the loader cache",),
+        Fix(
+            "Install or update the NVIDIA driver on Windows (not inside WSL), then make /usr/lib/wsl/lib visible",
+            ("echo /usr/lib/wsl/lib | sudo tee /etc/ld.so.conf.d/ld.wsl.conf", "sudo ldconfig",
+             "wsl --shutdown   # from PowerShell, then reopen the distribution"),
+            WSL_CUDA_GUIDE,
+        ),
+    )
+
+
+def container_without_gpu_runtime(facts: Facts, matrix: object) -> Iterator[Finding]:
+    host = facts.host
+    if not host or not host.container or not facts.driver or facts.driver.nvml_error != LIBRARY_NOT_FOUND:
+        return
+    # sysfs inside a container shows the host's PCI bus: a GPU bound to the host's nvidia driver that the
+    # container cannot reach means the container was started without the NVIDIA runtime.
+    host_gpus = [d for d in facts.pci_devices or () if d.driver == "nvidia"]
+    if not host_gpus:
+        return
+    yield Finding(
+        "container-without-gpu-runtime", Severity.ERROR, Section.ENVIRONMENT,
+        f"This {host.container} container was started without GPU access",
+        (f"the host's GPU {host_gpus[0].bus_id} is bound to the nvidia driver",
+         f"inside the container NVML says: {LIBRARY_NOT_FOUND}"),
+        Fix("Install the NVIDIA Container Toolkit on the host and start the container with GPUs",
+            ("docker run --gpus all ...", "sudo nvidia-ctk runtime configure --runtime=docker && sudo systemctl restart docker"),
+            CONTAINER_TOOLKIT),
+    )
+
+
+def cuda_force_ptx_jit(facts: Facts, matrix: object) -> Iterator[Finding]:
+    if env(facts, "CUDA_FORCE_PTX_JIT") not in ("1",) or gpu_presence(facts) is not True:
+        return
+    yield Finding(
+        "cuda-force-ptx-jit-set", Severity.WARNING, Section.ENVIRONMENT,
+        "CUDA_FORCE_PTX_JIT=1 makes every kernel JIT-compile from PTX: slow start, and failures on builds without PTX",
+        ("CUDA_FORCE_PTX_JIT=1",),
+        Fix("Unset it unless you are testing PTX compatibility", ("unset CUDA_FORCE_PTX_JIT",),
+            "https://www.tensorflow.org/install/source#gpu"),
+    )
+
+
+CHECKS = (
+    cuda_visible_devices_hides_all_gpus,
+    wsl1_no_gpu_support,
+    wsl_libcuda_not_on_loader_path,
+    container_without_gpu_runtime,
+    cuda_force_ptx_jit,
+)

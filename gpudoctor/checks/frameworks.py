@@ -1,0 +1,144 @@
+"""PyTorch and TensorFlow builds: CPU-only wheels, shadowing packages, and what --deep saw at run time.
+Version rules that need the compatibility matrix live in the matrix checks."""
+
+from __future__ import annotations
+
+from typing import Iterator
+
+from ..model import Facts, Finding, Section, Severity
+from ._facts import driver_loaded, gpu_presence, package
+from .advice import install_fix
+
+_TF_CPU_DISTRIBUTIONS = ("tensorflow-cpu", "tensorflow-intel")
+
+
+def _os(facts: Facts) -> str | None:
+    return facts.host.os if facts.host else None
+
+
+def torch_cpu_only_build(facts: Facts, matrix: object) -> Iterator[Finding]:
+    torch = facts.frameworks.torch if facts.frameworks else None
+    if not torch or not torch.version or torch.cuda or torch.hip:
+        return
+    if _os(facts) == "darwin":
+        return  # no CUDA on macOS: the CPU/MPS wheel is the right one
+    on_gpu = gpu_presence(facts) is True
+    evidence = (f"torch {torch.version}: torch.version.cuda is None (a CPU-only build)",)
+    if not on_gpu:
+        yield Finding("torch-cpu-only-build", Severity.INFO, Section.TORCH,
+                      f"torch {torch.version} is a CPU-only build (fine on this machine without an NVIDIA GPU)", evidence)
+        return
+    yield Finding(
+        "torch-cpu-only-build", Severity.ERROR, Section.TORCH,
+        f"torch {torch.version} is a CPU-only build on a machine with an NVIDIA GPU",
+        evidence,
+        install_fix(facts, matrix, "torch", "Replace it with a CUDA build", ("pip uninstall -y torch torchvision torchaudio",)),
+    )
+
+
+def torch_cuda_build_without_gpu(facts: Facts, matrix: object) -> Iterator[Finding]:
+    torch = facts.frameworks.torch if facts.frameworks else None
+    if not torch or not torch.cuda or gpu_presence(facts) is not False:
+        return
+    yield Finding(
+        "torch-cuda-build-no-gpu", Severity.INFO, Section.TORCH,
+        f"torch {torch.version} is a CUDA {torch.cuda} build; no NVIDIA GPU or driver found, so it will run on the CPU",
+        (f"torch.version.cuda = {torch.cuda}",),
+    )
+
+
+def torch_runtime(facts: Facts, matrix: object) -> Iterator[Finding]:
+    """Only with --deep: what importing torch really showed."""
+    torch = facts.frameworks.torch if facts.frameworks else None
+    if not torch:
+        return
+    if torch.import_error:
+        yield Finding(
+            "framework-import-failed", Severity.ERROR, Section.TORCH, f"import torch fails: {torch.import_error}",
+            (f"torch {torch.version} at {torch.path}",),
+            install_fix(facts, matrix, "torch", "Reinstall torch", ("pip uninstall -y torch",)),
+        )
+        return
+    if torch.cuda_available is None or not torch.cuda:
+        return
+    if torch.cuda_available:
+        cudnn = f", cuDNN {torch.cudnn}" if torch.cudnn else ""
+        yield Finding("torch-cuda-available", Severity.OK, Section.TORCH,
+                      f"torch {torch.version} sees {torch.device_count} CUDA device(s){cudnn}",
+                      (f"arch list: {' '.join(torch.arch_list or ())}",))
+    elif gpu_presence(facts) is True and driver_loaded(facts):
+        yield Finding(
+            "torch-cuda-unavailable", Severity.ERROR, Section.TORCH,
+            f"torch {torch.version} is a CUDA {torch.cuda} build but torch.cuda.is_available() is False",
+            ("the GPU and the NVIDIA driver are present (see above); the driver or environment findings say why",),
+            install_fix(facts, matrix, "torch", "If no other finding explains it, install the build that fits this machine"),
+        )
+
+
+def tf_cpu_package_shadows_gpu(facts: Facts, matrix: object) -> Iterator[Finding]:
+    cpu_dists = [name for name in _TF_CPU_DISTRIBUTIONS if package(facts, name)]
+    tf = facts.frameworks.tensorflow if facts.frameworks else None
+    on_linux_gpu = gpu_presence(facts) is True and _os(facts) == "linux"
+    if cpu_dists and package(facts, "tensorflow"):
+        evidence = tuple(f"{n}=={package(facts, n)} is installed beside tensorflow=={package(facts, 'tensorflow')}" for n in cpu_dists)
+        title = "A CPU-only TensorFlow package is installed beside tensorflow and overwrites the same files"
+    elif cpu_dists and on_linux_gpu:
+        evidence = tuple(f"{n}=={package(facts, n)} is installed (no GPU support)" for n in cpu_dists)
+        title = "Only a CPU-only TensorFlow package is installed on a machine with an NVIDIA GPU"
+    elif tf and tf.is_cuda_build is False and on_linux_gpu:
+        evidence = (f"tensorflow {tf.version}: build_info is_cuda_build = False",)
+        title = f"TensorFlow {tf.version} is a CPU-only build on a machine with an NVIDIA GPU"
+    else:
+        return
+    yield Finding(
+        "tf-cpu-package-shadows-gpu", Severity.ERROR, Section.TENSORFLOW, title, evidence,
+        install_fix(facts, matrix, "tensorflow", "Remove every TensorFlow package, then install the GPU one",
+                    (f"pip uninstall -y tensorflow {' '.join(cpu_dists)}".rstrip(),)),
+    )
+
+
+def tf_cuda_build_without_gpu(facts: Facts, matrix: object) -> Iterator[Finding]:
+    tf = facts.frameworks.tensorflow if facts.frameworks else None
+    if not tf or not tf.is_cuda_build or gpu_presence(facts) is not False:
+        return
+    yield Finding(
+        "tf-cuda-build-no-gpu", Severity.INFO, Section.TENSORFLOW,
+        f"TensorFlow {tf.version} is a CUDA {tf.cuda} build; no NVIDIA GPU or driver found, so it will run on the CPU",
+        (f"build_info: cuda {tf.cuda}, cuDNN {tf.cudnn}",),
+    )
+
+
+def tf_runtime(facts: Facts, matrix: object) -> Iterator[Finding]:
+    """Only with --deep."""
+    tf = facts.frameworks.tensorflow if facts.frameworks else None
+    if not tf:
+        return
+    if tf.import_error:
+        yield Finding(
+            "framework-import-failed", Severity.ERROR, Section.TENSORFLOW, f"import tensorflow fails: {tf.import_error}",
+            (f"tensorflow {tf.version} at {tf.path}",),
+            install_fix(facts, matrix, "tensorflow", "Reinstall TensorFlow", ("pip uninstall -y tensorflow",)),
+        )
+        return
+    if tf.gpus_visible is None or not tf.is_cuda_build:
+        return
+    if tf.gpus_visible:
+        yield Finding("tf-gpus-visible", Severity.OK, Section.TENSORFLOW,
+                      f"TensorFlow {tf.version} sees {tf.gpus_visible} GPU(s)", ())
+    elif gpu_presence(facts) is True and driver_loaded(facts):
+        yield Finding(
+            "tf-gpu-not-visible", Severity.ERROR, Section.TENSORFLOW,
+            f"TensorFlow {tf.version} is a CUDA build but tf.config.list_physical_devices('GPU') is empty",
+            ("the GPU and the NVIDIA driver are present; the CUDA library findings say why",),
+            install_fix(facts, matrix, "tensorflow", "Install TensorFlow with its CUDA libraries"),
+        )
+
+
+CHECKS = (
+    torch_cpu_only_build,
+    torch_cuda_build_without_gpu,
+    torch_runtime,
+    tf_cpu_package_shadows_gpu,
+    tf_cuda_build_without_gpu,
+    tf_runtime,
+)

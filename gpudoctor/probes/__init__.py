@@ -1,0 +1,131 @@
+"""Probes observe, never judge. ``collect`` runs them in a fixed order and returns one Facts snapshot; a probe that
+cannot tell records a ProbeError and the rest still run ("unknown" is not "absent")."""
+
+from __future__ import annotations
+
+import os
+import sys
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any, Callable, Mapping, TypeVar
+
+from ..errors import ProbeFailed
+from ..model import Driver, Facts, Frameworks, Gpu, ProbeError
+from ..runner import Runner, SubprocessRunner
+
+T = TypeVar("T")
+
+# NVML errors that mean "there is no NVIDIA driver here": the GPU list is then known to be empty, not unknown.
+_NO_DRIVER_ERRORS = ("NVML Shared Library Not Found", "Driver Not Loaded", "nvidia-ml-py (pynvml) is not installed")
+
+
+class _Recorder:
+    def __init__(self) -> None:
+        self.errors: list[ProbeError] = []
+
+    def attempt(self, name: str, probe: Callable[[], T], default: Any = None) -> T:
+        try:
+            return probe()
+        except ProbeFailed as exc:
+            self.errors.append(ProbeError(name, str(exc)))
+        except Exception as exc:  # noqa: BLE001 - a probe bug must cost one fact, never the report
+            self.errors.append(ProbeError(name, f"probe crashed: {type(exc).__name__}: {exc}"))
+        return default
+
+
+def collect(runner: Runner | None = None, deep: bool = False, environ: Mapping[str, str] | None = None) -> Facts:
+    from .cuda import probe_cuda_toolkits
+    from .frameworks import probe_tensorflow, probe_torch
+    from .host import probe_host
+    from .libraries import probe_libraries
+    from .packages import probe_python_packages
+
+    runner = runner or SubprocessRunner()
+    environ = os.environ if environ is None else environ
+    rec = _Recorder()
+    linux = sys.platform.startswith("linux")
+
+    host = rec.attempt("host", lambda: probe_host(environ))
+    pci_devices = module = module_version = None
+    if linux:
+        from .pci import probe_kernel_module, probe_pci
+
+        pci_devices = rec.attempt("pci", probe_pci)
+        module, module_version = rec.attempt("kernel-module", probe_kernel_module, (None, None))
+    driver, gpus = _driver_and_gpus(rec, runner)
+    driver = Driver(
+        version=driver.version or (module_version if module == "nvidia" else None),
+        cuda_version=driver.cuda_version,
+        kernel_module=module,
+        kernel_module_version=module_version,
+        nvml_error=driver.nvml_error,
+    ) if linux else driver
+
+    toolkits = rec.attempt("cuda-toolkits", lambda: probe_cuda_toolkits(runner, environ))
+    libraries = rec.attempt("libraries", lambda: probe_libraries(runner, environ)) if linux else None
+    packages = rec.attempt("python-packages", probe_python_packages)
+    torch = rec.attempt("torch", probe_torch)
+    tf_version = _first_installed(packages, ("tensorflow", "tensorflow-cpu", "tensorflow-gpu", "tensorflow-intel", "tensorflow-macos"))
+    tensorflow = rec.attempt("tensorflow", lambda: probe_tensorflow(version=tf_version))
+    if deep:
+        torch, tensorflow = _deepen(rec, runner, torch, tensorflow)
+
+    return Facts(
+        host=host,
+        driver=driver,
+        gpus=gpus,
+        pci_devices=pci_devices,
+        cuda_toolkits=toolkits,
+        libraries=libraries,
+        python_packages=packages,
+        frameworks=Frameworks(torch=torch, tensorflow=tensorflow) if packages is not None else None,
+        probe_errors=tuple(rec.errors),
+    )
+
+
+def _driver_and_gpus(rec: _Recorder, runner: Runner) -> tuple[Driver, tuple[Gpu, ...] | None]:
+    """NVML first (fast, in-process); ``nvidia-smi -q -x`` when NVML is unusable."""
+    from .nvml import probe_nvml
+
+    try:
+        return probe_nvml()
+    except ProbeFailed as exc:
+        nvml_error = str(exc)
+        rec.errors.append(ProbeError("nvml", nvml_error))
+    except Exception as exc:  # noqa: BLE001
+        nvml_error = f"probe crashed: {type(exc).__name__}: {exc}"
+        rec.errors.append(ProbeError("nvml", nvml_error))
+
+    from .smi import probe_smi
+
+    try:
+        driver, gpus = probe_smi(runner)
+        return Driver(version=driver.version, cuda_version=driver.cuda_version, nvml_error=nvml_error), gpus
+    except ProbeFailed as exc:
+        smi_error = str(exc)
+    except Exception as exc:  # noqa: BLE001
+        smi_error = f"probe crashed: {type(exc).__name__}: {exc}"
+    no_driver = nvml_error in _NO_DRIVER_ERRORS and "not found" in smi_error
+    if not no_driver:
+        rec.errors.append(ProbeError("nvidia-smi", smi_error))
+    return Driver(nvml_error=nvml_error), (() if no_driver else None)
+
+
+def _deepen(rec: _Recorder, runner: Runner, torch: Any, tensorflow: Any) -> tuple[Any, Any]:
+    from .deep import deepen_tensorflow, deepen_torch, run_child
+
+    jobs = {name: build for name, build in (("torch", torch), ("tensorflow", tensorflow)) if build is not None}
+    with ThreadPoolExecutor(max_workers=2) as pool:  # both imports take seconds; run them side by side
+        futures = {name: pool.submit(rec.attempt, f"deep-{name}", lambda n=name: run_child(runner, n)) for name in jobs}
+    seen = {name: future.result() for name, future in futures.items()}
+    if seen.get("torch"):
+        torch = deepen_torch(torch, seen["torch"])
+    if seen.get("tensorflow"):
+        tensorflow = deepen_tensorflow(tensorflow, seen["tensorflow"])
+    return torch, tensorflow
+
+
+def _first_installed(packages: Mapping[str, str | None] | None, names: tuple[str, ...]) -> str | None:
+    for name in names:
+        if packages and packages.get(name):
+            return packages[name]
+    return None

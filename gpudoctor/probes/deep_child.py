@@ -1,0 +1,58 @@
+"""Child-process entry for ``check --deep``: imports ONE framework and prints what it sees at run time as one JSON
+line. Run as ``python -m gpudoctor.probes.deep_child torch|tensorflow``; a crash or hang here costs the doctor
+nothing (probes/deep.py runs it with a timeout)."""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+
+
+def _torch() -> dict:
+    import torch
+
+    seen: dict = {"version": torch.__version__, "cuda": torch.version.cuda, "hip": getattr(torch.version, "hip", None)}
+    seen["cuda_available"] = bool(torch.cuda.is_available())
+    seen["device_count"] = torch.cuda.device_count() if seen["cuda_available"] else 0
+    seen["arch_list"] = list(torch.cuda.get_arch_list()) if torch.version.cuda else []
+    try:
+        number = torch.backends.cudnn.version()  # loads libcudnn: the version that really gets used
+    except Exception:  # noqa: BLE001 - a missing cuDNN is a fact to report, not a crash
+        number = None
+    if number:
+        # cuDNN 9 encodes major*10000 + minor*100 + patch; cuDNN 8 and older major*1000 + minor*100 + patch.
+        major, rest = (number // 10000, number % 10000) if number >= 90000 else (number // 1000, number % 1000)
+        seen["cudnn"] = f"{major}.{rest // 100}.{rest % 100}"
+    return seen
+
+
+def _tensorflow() -> dict:
+    os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
+    import tensorflow as tf
+
+    info = dict(tf.sysconfig.get_build_info())
+    return {
+        "version": tf.__version__,
+        "is_cuda_build": bool(info.get("is_cuda_build", False)),
+        "gpus_visible": len(tf.config.list_physical_devices("GPU")),
+    }
+
+
+def main(argv: list[str]) -> int:
+    framework = argv[1] if len(argv) > 1 else ""
+    probe = {"torch": _torch, "tensorflow": _tensorflow}.get(framework)
+    if probe is None:
+        print(json.dumps({"import_error": f"unknown framework {framework!r}"}))
+        return 2
+    try:
+        seen = probe()
+    except Exception as exc:  # noqa: BLE001 - an import error is exactly what --deep exists to report
+        seen = {"import_error": f"{type(exc).__name__}: {exc}".splitlines()[0][:300]}
+    sys.stdout.flush()
+    print("\n" + json.dumps(seen))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))

@@ -1,0 +1,101 @@
+"""Host facts: OS, kernel, architecture, WSL, container, Python and the environment variables that matter."""
+
+from __future__ import annotations
+
+import os
+import platform
+from pathlib import Path
+from typing import Mapping
+
+from ..model import Host
+
+# Verbatim in the snapshot: each one changes which GPU or which CUDA libraries a framework ends up with.
+RELEVANT_ENV = (
+    "CUDA_VISIBLE_DEVICES",
+    "NVIDIA_VISIBLE_DEVICES",
+    "CUDA_DEVICE_ORDER",
+    "LD_LIBRARY_PATH",
+    "LD_PRELOAD",
+    "CUDA_HOME",
+    "CUDA_PATH",
+    "PATH",
+    "CONDA_PREFIX",
+    "VIRTUAL_ENV",
+    "PYTORCH_CUDA_ALLOC_CONF",
+    "TF_FORCE_GPU_ALLOW_GROWTH",
+    "XLA_FLAGS",
+    "CUDA_FORCE_PTX_JIT",
+)
+
+
+def probe_host(environ: Mapping[str, str] | None = None, root: Path = Path("/")) -> Host:
+    environ = os.environ if environ is None else environ
+    system = platform.system().lower()
+    return Host(
+        os=system,
+        os_release=_os_release(system, root),
+        kernel=platform.release(),
+        arch=platform.machine(),
+        wsl=wsl_version(_read(root / "proc/sys/kernel/osrelease")) if system == "linux" else None,
+        container=container_kind(root, environ) if system == "linux" else None,
+        python=platform.python_version(),
+        env={name: environ[name] for name in RELEVANT_ENV if name in environ},
+        glibc=_glibc(),
+    )
+
+
+def wsl_version(kernel_release: str | None) -> int | None:
+    # WSL2 kernels are "...-microsoft-standard-WSL2"; WSL1 reports the Windows build as "...-Microsoft".
+    if not kernel_release:
+        return None
+    if "microsoft-standard" in kernel_release.lower() or "wsl2" in kernel_release.lower():
+        return 2
+    if "Microsoft" in kernel_release:
+        return 1
+    return None
+
+
+def container_kind(root: Path, environ: Mapping[str, str]) -> str | None:
+    if (root / ".dockerenv").exists():
+        return "docker"
+    if (root / "run/.containerenv").exists():
+        return "podman"
+    if "KUBERNETES_SERVICE_HOST" in environ:
+        return "kubernetes"
+    cgroup = _read(root / "proc/1/cgroup") or ""
+    for marker, kind in (("kubepods", "kubernetes"), ("docker", "docker"), ("libpod", "podman"), ("lxc", "lxc")):
+        if marker in cgroup:
+            return kind
+    if environ.get("container"):  # systemd-nspawn, podman set it for PID 1's children
+        return environ["container"]
+    return None
+
+
+def _os_release(system: str, root: Path) -> str | None:
+    if system == "linux":
+        for line in (_read(root / "etc/os-release") or "").splitlines():
+            if line.startswith("PRETTY_NAME="):
+                return line.split("=", 1)[1].strip().strip('"')
+        return None
+    if system == "darwin":
+        return f"macOS {platform.mac_ver()[0]}"
+    if system == "windows":
+        return f"Windows {platform.version()}"
+    return None
+
+
+def _glibc() -> str | None:
+    try:
+        name_version = os.confstr("CS_GNU_LIBC_VERSION")  # "glibc 2.36"; no file read, no subprocess
+    except (AttributeError, ValueError, OSError):
+        return None
+    if name_version and name_version.startswith("glibc "):
+        return name_version.split(" ", 1)[1]
+    return None
+
+
+def _read(path: Path) -> str | None:
+    try:
+        return path.read_text(errors="replace")
+    except OSError:
+        return None
