@@ -1,0 +1,103 @@
+"""One-line summaries of the facts behind each report section (shown with -v, in Markdown, and as the headline of a
+section with nothing to report). Presentation only: no judgement happens here."""
+
+from __future__ import annotations
+
+from ..model import Facts, Section
+
+
+def _unknown(value: object) -> str:
+    return "unknown" if value is None else str(value)
+
+
+def section_facts(facts: Facts, section: Section) -> list[str]:
+    return _BUILDERS[section](facts)
+
+
+def _gpu(facts: Facts) -> list[str]:
+    lines = []
+    d = facts.driver
+    if d:
+        version = d.version or ("not loaded" if d.kernel_module is None and d.nvml_error else "unknown")
+        lines.append(f"driver: {version}" + (f", CUDA {d.cuda_version}" if d.cuda_version else "")
+                     + (f", kernel module {d.kernel_module} {d.kernel_module_version or ''}".rstrip() if d.kernel_module else ""))
+        if d.nvml_error:
+            lines.append(f"NVML: {d.nvml_error}")
+    if facts.gpus is None:
+        lines.append("GPUs: unknown")
+    for g in facts.gpus or ():
+        memory = f", {g.memory_used_mib}/{g.memory_total_mib} MiB used" if g.memory_total_mib else ""
+        lines.append(f"GPU {g.index}: {g.name}, CC {_unknown(g.compute_capability)}{memory}, {g.uuid or 'no uuid'}")
+    for p in facts.pci_devices or ():
+        lines.append(f"PCI {p.bus_id}: 10de:{p.device_id}, driver {p.driver or 'none'}")
+    if facts.pci_devices == () and not facts.gpus:
+        lines.append("PCI: no NVIDIA device")
+    return lines
+
+
+def _cuda(facts: Facts) -> list[str]:
+    if facts.cuda_toolkits is None:
+        return ["toolkits: unknown"]
+    if not facts.cuda_toolkits:
+        return ["no CUDA toolkit installed (not needed to run pip wheels; only to compile extensions)"]
+    lines = [f"CUDA {_unknown(t.version)} at {t.path}" + (" (nvcc on PATH)" if t.on_path else "") for t in facts.cuda_toolkits]
+    libs = facts.libraries
+    for label, found in (("libcuda", libs.libcuda if libs else None), ("libcudart", libs.libcudart if libs else None)):
+        if found:
+            lines.append(f"{label}: " + ", ".join(f"{lib.path} ({_unknown(lib.version)})" for lib in found))
+    return lines
+
+
+def _cudnn(facts: Facts) -> list[str]:
+    libs = facts.libraries.libcudnn if facts.libraries else None
+    lines = [f"loader finds {lib.path} ({_unknown(lib.version)})" for lib in libs or ()]
+    wheels = {n: v for n, v in (facts.python_packages or {}).items() if n.startswith("nvidia-cudnn") and v}
+    lines += [f"pip: {name} {version}" for name, version in wheels.items()]
+    return lines or ["no cuDNN on the loader path or as a pip wheel"]
+
+
+def _torch(facts: Facts) -> list[str]:
+    t = facts.frameworks.torch if facts.frameworks else None
+    if t is None:
+        return ["not installed"]
+    build = f"CUDA {t.cuda}" if t.cuda else (f"ROCm {t.hip}" if t.hip else "CPU-only")
+    lines = [f"torch {t.version} ({build}) at {t.path}"]
+    if t.cuda_available is not None:
+        lines.append(f"at run time: cuda_available={t.cuda_available}, devices={t.device_count}, cuDNN {_unknown(t.cudnn)}")
+    if t.arch_list:
+        lines.append("arch list: " + " ".join(t.arch_list))
+    return lines
+
+
+def _tensorflow(facts: Facts) -> list[str]:
+    t = facts.frameworks.tensorflow if facts.frameworks else None
+    if t is None:
+        return ["not installed"]
+    build = f"CUDA {t.cuda}, cuDNN {t.cudnn}" if t.is_cuda_build else "CPU-only"
+    lines = [f"tensorflow {t.version} ({build}) at {t.path}"]
+    if t.compute_capabilities:
+        lines.append("compiled for: " + " ".join(t.compute_capabilities))
+    if t.gpus_visible is not None:
+        lines.append(f"at run time: {t.gpus_visible} GPU(s) visible")
+    return lines
+
+
+def _environment(facts: Facts) -> list[str]:
+    h = facts.host
+    if h is None:
+        return ["host: unknown"]
+    lines = [f"{h.os_release or h.os} {h.arch}, kernel {h.kernel}, Python {h.python}"
+             + (f", WSL {h.wsl}" if h.wsl else "") + (f", in a {h.container} container" if h.container else "")]
+    lines += [f"{k}={v}" for k, v in (h.env or {}).items() if k != "PATH"]
+    lines += [f"probe {e.probe} failed: {e.error}" for e in facts.probe_errors]
+    return lines
+
+
+_BUILDERS = {
+    Section.GPU: _gpu,
+    Section.CUDA: _cuda,
+    Section.CUDNN: _cudnn,
+    Section.TORCH: _torch,
+    Section.TENSORFLOW: _tensorflow,
+    Section.ENVIRONMENT: _environment,
+}
