@@ -1,0 +1,250 @@
+"""The driver and every GPU, read in-process through NVML (nvidia-ml-py, imported as ``pynvml``).
+
+NVML is the driver's own management library, so what it reports is what the driver sees. It is imported lazily:
+``gpudoctor check`` must stay fast, and a machine without the binding is a fact to record, not a crash.
+
+A failed initialisation is the whole answer (ProbeFailed with the text a user would search for). After that, any
+single call may fail on a given GPU or driver (GeForce boards have no ECC, old drivers lack newer functions, a
+container may deny permissions); such a field becomes None (unknown) and the GPU is still reported.
+"""
+
+from __future__ import annotations
+
+import warnings
+from typing import Any, Callable, Iterable
+
+from gpudoctor.errors import ProbeFailed
+from gpudoctor.model import Driver, Gpu, GpuProcess, Pcie
+
+NOT_INSTALLED = "nvidia-ml-py (pynvml) is not installed"
+# pynvml's own text for code 18 is "RM has detected an NVML/RM version mismatch."; nvidia-smi (and every forum
+# thread and issue about the problem) says this instead.
+VERSION_MISMATCH = "Driver/library version mismatch"
+_LIB_RM_VERSION_MISMATCH = 18
+_MIB = 1024 * 1024
+
+# pynvml's values, used when a binding (or a fake) lacks the named constant.
+_DEFAULTS = {
+    "NVML_MEMORY_ERROR_TYPE_UNCORRECTED": 1,
+    "NVML_VOLATILE_ECC": 0,
+    "NVML_DEVICE_MIG_ENABLE": 1,
+    "NVML_ERROR_NOT_SUPPORTED": 3,
+}
+
+
+def probe_nvml(nvml: Any | None = None) -> tuple[Driver, tuple[Gpu, ...]]:
+    if nvml is None:
+        nvml = _import_pynvml()
+    try:
+        nvml.nvmlInit()
+    except nvml.NVMLError as exc:
+        raise ProbeFailed(nvml_error_text(exc)) from None
+    try:
+        return _driver(nvml), _gpus(nvml)
+    finally:
+        try:
+            nvml.nvmlShutdown()
+        except nvml.NVMLError:
+            pass  # the facts are already read; a failed shutdown changes none of them
+
+
+def _import_pynvml() -> Any:
+    try:
+        with warnings.catch_warnings():
+            # The deprecated `pynvml` shim distribution warns on import; the user did not ask for that message.
+            warnings.simplefilter("ignore")
+            import pynvml
+    except ImportError:
+        raise ProbeFailed(NOT_INSTALLED) from None
+    return pynvml
+
+
+def nvml_error_text(exc: BaseException) -> str:
+    value = getattr(exc, "value", None)
+    if value == _LIB_RM_VERSION_MISMATCH:
+        return VERSION_MISMATCH
+    try:
+        text = str(exc).strip()
+    except Exception:  # noqa: BLE001 - pynvml's __str__ calls into the library, which may itself be broken
+        text = ""
+    if text:
+        return text
+    return f"NVML error {value}" if value is not None else type(exc).__name__
+
+
+# -- calls that may fail per field -------------------------------------------------------------------------------
+
+
+class _Unavailable(Exception):
+    """One NVML call could not answer; ``not_supported`` when NVML said the feature does not exist here."""
+
+    def __init__(self, not_supported: bool):
+        super().__init__()
+        self.not_supported = not_supported
+
+
+def _call(nvml: Any, function: str, *args: Any) -> Any:
+    fn = getattr(nvml, function, None)
+    if fn is None:
+        raise _Unavailable(not_supported=False)  # an older binding without this function
+    try:
+        return fn(*args)
+    except nvml.NVMLError as exc:
+        raise _Unavailable(getattr(exc, "value", None) == _const(nvml, "NVML_ERROR_NOT_SUPPORTED")) from None
+    except _library_mismatch(nvml):
+        # pynvml turns FunctionNotFound from some unversioned calls into this non-NVMLError class.
+        raise _Unavailable(not_supported=False) from None
+
+
+def _library_mismatch(nvml: Any) -> type[BaseException] | tuple[()]:
+    return getattr(nvml, "NVMLLibraryMismatchError", ())
+
+
+def _field(nvml: Any, convert: Callable[[Any], Any], function: str, *args: Any) -> Any:
+    try:
+        return convert(_call(nvml, function, *args))
+    except _Unavailable:
+        return None
+
+
+def _const(nvml: Any, name: str) -> Any:
+    return getattr(nvml, name, _DEFAULTS[name])
+
+
+# -- conversions -------------------------------------------------------------------------------------------------
+
+
+def _str(value: Any) -> str | None:
+    # nvidia-ml-py < 11.515.48 returns bytes from its string getters and struct char arrays (PciInfo.busId).
+    if isinstance(value, bytes):
+        value = value.decode("utf-8", errors="replace")
+    if not isinstance(value, str):
+        return None
+    return value.strip("\x00 \n") or None
+
+
+def _int(value: Any) -> int | None:
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+
+def _mib(value: Any) -> int | None:
+    number = _int(value)
+    return number // _MIB if number is not None else None
+
+
+def _cuda_version(value: Any) -> str | None:
+    # Encoded as 1000 * major + 10 * minor (12080 -> "12.8"), the same as cuDriverGetVersion.
+    number = _int(value)
+    if number is None or number <= 0:
+        return None
+    return f"{number // 1000}.{number % 1000 // 10}"
+
+
+def _compute_capability(value: Any) -> str | None:
+    try:
+        major, minor = value
+    except (TypeError, ValueError):
+        return None
+    return f"{major}.{minor}" if _int(major) is not None and _int(minor) is not None else None
+
+
+# -- the facts ---------------------------------------------------------------------------------------------------
+
+
+def _driver(nvml: Any) -> Driver:
+    return Driver(
+        version=_field(nvml, _str, "nvmlSystemGetDriverVersion"),
+        cuda_version=_field(nvml, _cuda_version, "nvmlSystemGetCudaDriverVersion_v2")
+        or _field(nvml, _cuda_version, "nvmlSystemGetCudaDriverVersion"),
+    )
+
+
+def _gpus(nvml: Any) -> tuple[Gpu, ...]:
+    try:
+        count = _call(nvml, "nvmlDeviceGetCount")
+    except _Unavailable:
+        raise ProbeFailed("NVML initialised but could not count the GPUs") from None
+    return tuple(_gpu(nvml, index) for index in range(_int(count) or 0))
+
+
+def _gpu(nvml: Any, index: int) -> Gpu:
+    try:
+        handle = _call(nvml, "nvmlDeviceGetHandleByIndex", index)
+    except _Unavailable:
+        return Gpu(index=index)  # e.g. GPU is lost, or no permission for it: it exists, nothing more is known
+    memory = _field(nvml, lambda info: info, "nvmlDeviceGetMemoryInfo", handle)
+    return Gpu(
+        index=index,
+        name=_field(nvml, _str, "nvmlDeviceGetName", handle),
+        uuid=_field(nvml, _str, "nvmlDeviceGetUUID", handle),
+        pci_bus_id=_field(nvml, lambda info: _str(getattr(info, "busId", None)), "nvmlDeviceGetPciInfo", handle),
+        compute_capability=_field(nvml, _compute_capability, "nvmlDeviceGetCudaComputeCapability", handle),
+        memory_total_mib=_mib(getattr(memory, "total", None)),
+        memory_used_mib=_mib(getattr(memory, "used", None)),
+        pcie=_pcie(nvml, handle),
+        mig_enabled=_mig_enabled(nvml, handle),
+        ecc_uncorrected_errors=_field(
+            nvml,
+            _int,
+            "nvmlDeviceGetTotalEccErrors",
+            handle,
+            _const(nvml, "NVML_MEMORY_ERROR_TYPE_UNCORRECTED"),
+            _const(nvml, "NVML_VOLATILE_ECC"),
+        ),
+        processes=_processes(nvml, handle),
+    )
+
+
+def _pcie(nvml: Any, handle: Any) -> Pcie | None:
+    pcie = Pcie(
+        gen_current=_field(nvml, _int, "nvmlDeviceGetCurrPcieLinkGeneration", handle),
+        gen_max=_field(nvml, _int, "nvmlDeviceGetMaxPcieLinkGeneration", handle),
+        width_current=_field(nvml, _int, "nvmlDeviceGetCurrPcieLinkWidth", handle),
+        width_max=_field(nvml, _int, "nvmlDeviceGetMaxPcieLinkWidth", handle),
+    )
+    return None if pcie == Pcie() else pcie  # no link facts at all (e.g. a virtual GPU): unknown
+
+
+def _mig_enabled(nvml: Any, handle: Any) -> bool | None:
+    try:
+        current, _pending = _call(nvml, "nvmlDeviceGetMigMode", handle)
+    except _Unavailable as exc:
+        # A GPU without MIG says NotSupported: probed, and not enabled. Any other failure is unknown.
+        return False if exc.not_supported else None
+    except (TypeError, ValueError):
+        return None
+    return current == _const(nvml, "NVML_DEVICE_MIG_ENABLE")
+
+
+def _processes(nvml: Any, handle: Any) -> tuple[GpuProcess, ...] | None:
+    lists = [
+        _field(nvml, list, "nvmlDeviceGetComputeRunningProcesses", handle),
+        _field(nvml, list, "nvmlDeviceGetGraphicsRunningProcesses", handle),
+    ]
+    if all(found is None for found in lists):
+        return None
+    by_pid: dict[int, GpuProcess] = {}
+    for info in (info for found in lists if found for info in found):
+        pid = _int(getattr(info, "pid", None))
+        if pid is None or pid in by_pid:
+            continue  # a compute+graphics process is listed in both, with the same memory
+        by_pid[pid] = GpuProcess(pid=pid, name=None, used_mib=_mib(getattr(info, "usedGpuMemory", None)))
+    names = _process_names(by_pid)
+    return tuple(GpuProcess(p.pid, names.get(pid), p.used_mib) for pid, p in by_pid.items())
+
+
+def _process_names(pids: Iterable[int]) -> dict[int, str]:
+    pids = list(pids)
+    if not pids:
+        return {}
+    try:
+        import psutil
+    except ImportError:
+        return {}
+    names: dict[int, str] = {}
+    for pid in pids:
+        try:
+            names[pid] = psutil.Process(pid).name()
+        except (psutil.Error, OSError, ValueError):
+            continue  # another PID namespace (a container) or another user's process: the name stays unknown
+    return names
