@@ -33,6 +33,8 @@ _DEFAULTS = {
 
 
 def probe_nvml(nvml: Any | None = None) -> tuple[Driver, tuple[Gpu, ...]]:
+    """The driver (version, cuda_version) and every GPU. ``nvml`` is anything with pynvml's API (tests pass a fake);
+    None imports the real pynvml. Raises ProbeFailed with NVML's error text when NVML cannot be initialised."""
     if nvml is None:
         nvml = _import_pynvml()
     try:
@@ -60,6 +62,7 @@ def _import_pynvml() -> Any:
 
 
 def nvml_error_text(exc: BaseException) -> str:
+    """The one line a user would recognise: NVML's own text, except nvidia-smi's wording for a version mismatch."""
     value = getattr(exc, "value", None)
     if value == _LIB_RM_VERSION_MISMATCH:
         return VERSION_MISMATCH

@@ -26,6 +26,7 @@ _BARE_VERSION = re.compile(r"^\d+\.\d+(?:\.\d+)*$")
 
 
 def probe_pci(sys_root: Path = Path("/sys")) -> tuple[PciDevice, ...]:
+    """NVIDIA display/3D functions on the PCI bus, bound or not. () is "none there"; no sysfs raises ProbeFailed."""
     devices_dir = Path(sys_root) / "bus" / "pci" / "devices"
     if not devices_dir.is_dir():
         raise ProbeFailed(f"{devices_dir} does not exist: cannot list PCI devices (no sysfs here)")
@@ -72,6 +73,7 @@ def _bound_driver(dev: Path) -> str | None:
 def probe_kernel_module(
     proc_root: Path = Path("/proc"), sys_root: Path = Path("/sys")
 ) -> tuple[str | None, str | None]:
+    """(module, version) of the loaded GPU kernel module: ("nvidia", "570.124.04"), ("nouveau", None) or (None, None)."""
     proc_version = Path(proc_root) / "driver" / "nvidia" / "version"
     nvidia_module = Path(sys_root) / "module" / "nvidia"
     proc_text = _read_text(proc_version)

@@ -11,11 +11,14 @@ here tolerates a missing element or a placeholder such as "N/A" by returning Non
 from __future__ import annotations
 
 import re
-import xml.etree.ElementTree as ET
+from typing import TYPE_CHECKING
 
 from gpudoctor.errors import ProbeFailed
 from gpudoctor.model import Driver, Gpu, GpuProcess, Pcie
 from gpudoctor.runner import Runner
+
+if TYPE_CHECKING:
+    from xml.etree.ElementTree import Element
 
 SMI_ARGV = ("nvidia-smi", "-q", "-x")
 SMI_TIMEOUT_S = 10.0
@@ -30,6 +33,7 @@ _VERSION = re.compile(r"^\d+(?:\.\d+)+$")
 
 
 def probe_smi(runner: Runner) -> tuple[Driver, tuple[Gpu, ...]]:
+    """Runs ``nvidia-smi -q -x``; a failure to run it, or its own failure line, becomes ProbeFailed."""
     result = runner.run(list(SMI_ARGV), timeout=SMI_TIMEOUT_S)
     if result.returncode is None:
         error = result.error or ""
@@ -48,19 +52,23 @@ def _first_line(text: str) -> str | None:
 
 
 def parse_nvidia_smi_xml(text: str) -> tuple[Driver, tuple[Gpu, ...]]:
+    """Driver and GPUs from ``nvidia-smi -q -x`` output; ProbeFailed (never a traceback) when it is not such a log."""
+    # Imported here: only the fallback path pays for the XML parser.
+    import xml.etree.ElementTree as ET
+
     try:
         # ElementTree never fetches the DOCTYPE's external DTD, so the SYSTEM reference is harmless.
         root = ET.fromstring(text)
     except (ET.ParseError, ValueError) as exc:
         raise ProbeFailed(f"nvidia-smi -q -x output is not valid XML: {exc}") from None
     if root.tag != "nvidia_smi_log":
-        raise ProbeFailed(f"nvidia-smi -q -x output is not valid XML: root element is <{root.tag}>, not <nvidia_smi_log>")
+        raise ProbeFailed(f"nvidia-smi -q -x output is not an nvidia-smi log: its root element is <{root.tag}>")
     driver = Driver(version=_version(_text(root, "driver_version")), cuda_version=_version(_text(root, "cuda_version")))
     # attached_gpus is not trusted for the count: a trimmed or partial log can claim more GPUs than it lists.
     return driver, tuple(_gpu(index, node) for index, node in enumerate(root.findall("gpu")))
 
 
-def _gpu(index: int, node: ET.Element) -> Gpu:
+def _gpu(index: int, node: Element) -> Gpu:
     return Gpu(
         index=index,
         name=_text(node, "product_name"),
@@ -77,7 +85,7 @@ def _gpu(index: int, node: ET.Element) -> Gpu:
     )
 
 
-def _pcie(node: ET.Element) -> Pcie | None:
+def _pcie(node: Element) -> Pcie | None:
     link = node.find("pci/pci_gpu_link_info")
     if link is None:
         return None
@@ -97,7 +105,7 @@ def _mig_enabled(current: str | None) -> bool | None:
     return current.strip().lower() == "enabled"
 
 
-def _ecc_uncorrected(volatile: ET.Element | None) -> int | None:
+def _ecc_uncorrected(volatile: Element | None) -> int | None:
     if volatile is None:
         return None
     old_schema_total = volatile.find("double_bit/total")
@@ -110,7 +118,7 @@ def _ecc_uncorrected(volatile: ET.Element | None) -> int | None:
     return sum(known) if known else None
 
 
-def _processes(node: ET.Element | None) -> tuple[GpuProcess, ...] | None:
+def _processes(node: Element | None) -> tuple[GpuProcess, ...] | None:
     if node is None:
         return None
     infos = node.findall("process_info")
@@ -129,7 +137,7 @@ def _processes(node: ET.Element | None) -> tuple[GpuProcess, ...] | None:
     return tuple(by_pid.values()) + tuple(without_pid)
 
 
-def _process(info: ET.Element) -> GpuProcess:
+def _process(info: Element) -> GpuProcess:
     return GpuProcess(
         pid=_int(_text(info, "pid")),
         name=_text(info, "process_name"),
@@ -143,14 +151,14 @@ def _merge(first: GpuProcess, again: GpuProcess) -> GpuProcess:
     return GpuProcess(first.pid, first.name, first.used_mib + again.used_mib)
 
 
-def _text_raw(node: ET.Element, path: str) -> str | None:
+def _text_raw(node: Element, path: str) -> str | None:
     found = node.find(path)
     if found is None:
         return None
     return (found.text or "").strip()
 
 
-def _text(node: ET.Element, path: str) -> str | None:
+def _text(node: Element, path: str) -> str | None:
     return _value(_text_raw(node, path))
 
 

@@ -148,8 +148,9 @@ def test_garbage_is_a_probe_failure(text: str) -> None:
 
 
 def test_other_xml_document_is_a_probe_failure() -> None:
-    with pytest.raises(ProbeFailed, match="root element is <html>"):
+    with pytest.raises(ProbeFailed) as caught:
         parse_nvidia_smi_xml("<html><body>502 Bad Gateway</body></html>")
+    assert str(caught.value) == "nvidia-smi -q -x output is not an nvidia-smi log: its root element is <html>"
 
 
 def test_placeholders_and_nonsense_values_become_unknown() -> None:
@@ -200,9 +201,8 @@ def test_probe_smi_not_installed() -> None:
 
 
 def test_probe_smi_version_mismatch_reports_its_first_line() -> None:
-    failed = CommandResult(
-        ("nvidia-smi",), 18, "Failed to initialize NVML: Driver/library version mismatch\nNVML library version: 570.133\n"
-    )
+    stdout = "Failed to initialize NVML: Driver/library version mismatch\nNVML library version: 570.133\n"
+    failed = CommandResult(("nvidia-smi",), 18, stdout)
     with pytest.raises(ProbeFailed) as caught:
         probe_smi(FakeRunner({"nvidia-smi": failed}))
     assert str(caught.value) == "Failed to initialize NVML: Driver/library version mismatch"
