@@ -73,7 +73,7 @@ def _bound_driver(dev: Path) -> str | None:
 def probe_kernel_module(
     proc_root: Path = Path("/proc"), sys_root: Path = Path("/sys")
 ) -> tuple[str | None, str | None]:
-    """(module, version) of the loaded GPU kernel module: ("nvidia", "570.124.04"), ("nouveau", None) or (None, None)."""
+    """(module, version) of the loaded GPU kernel module: ("nvidia", "570.124.04"), ("nouveau", None), (None, None)."""
     proc_version = Path(proc_root) / "driver" / "nvidia" / "version"
     nvidia_module = Path(sys_root) / "module" / "nvidia"
     proc_text = _read_text(proc_version)
