@@ -104,6 +104,8 @@ def _driver_and_gpus(rec: _Recorder, runner: Runner) -> tuple[Driver, tuple[Gpu,
         smi_error = str(exc)
     except Exception as exc:  # noqa: BLE001
         smi_error = f"probe crashed: {type(exc).__name__}: {exc}"
+    if smi_error == "No devices were found":  # a driver without GPUs (e.g. all passed through to VMs)
+        return Driver(nvml_error=nvml_error), ()
     no_driver = nvml_error in _NO_DRIVER_ERRORS and "not found" in smi_error
     if not no_driver:
         rec.errors.append(ProbeError("nvidia-smi", smi_error))

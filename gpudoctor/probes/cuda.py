@@ -17,16 +17,18 @@ from typing import Mapping
 from ..model import CudaToolkit
 from ..runner import Runner
 
-_STANDARD_PREFIXES = ("/usr/local/cuda", "/usr/local/cuda-*", "/opt/cuda", "/opt/nvidia/cuda*", "/usr/lib/cuda")
+STANDARD_PREFIXES = ("/usr/local/cuda", "/usr/local/cuda-*", "/opt/cuda", "/opt/nvidia/cuda*", "/usr/lib/cuda")
 _NVCC_RELEASE = re.compile(r"release (\d+)\.(\d+)")
 _CUDA_H_VERSION = re.compile(r"#define\s+CUDA_VERSION\s+(\d+)")
 _DIR_VERSION = re.compile(r"cuda-(\d+)\.(\d+)")
 
 
-def probe_cuda_toolkits(runner: Runner, environ: Mapping[str, str] | None = None) -> tuple[CudaToolkit, ...]:
+def probe_cuda_toolkits(
+    runner: Runner, environ: Mapping[str, str] | None = None, prefixes: tuple[str, ...] = STANDARD_PREFIXES
+) -> tuple[CudaToolkit, ...]:
     environ = os.environ if environ is None else environ
     roots: dict[str, str | None] = {}  # real path -> version; insertion order = discovery order
-    for candidate in _candidate_roots(environ):
+    for candidate in _candidate_roots(environ, prefixes):
         real = os.path.realpath(candidate)
         if real not in roots and _looks_like_toolkit(real):
             roots[real] = toolkit_version(Path(real))
@@ -34,7 +36,8 @@ def probe_cuda_toolkits(runner: Runner, environ: Mapping[str, str] | None = None
     on_path_root = _nvcc_root_on_path(runner, environ, roots)
     toolkits = [CudaToolkit(version=v, path=p, on_path=(p == on_path_root)) for p, v in roots.items()]
     if on_path_root is not None and on_path_root not in roots:
-        toolkits.append(CudaToolkit(version=_nvcc_version(runner, on_path_root), path=on_path_root, on_path=True))
+        version = toolkit_version(Path(on_path_root)) if _looks_like_toolkit(on_path_root) else None
+        toolkits.append(CudaToolkit(version=version or _nvcc_version(runner, on_path_root), path=on_path_root, on_path=True))
     toolkits.sort(key=lambda t: not t.on_path)  # the one on PATH first, as the snapshot format says
     return tuple(toolkits)
 
@@ -64,9 +67,9 @@ def toolkit_version(root: Path) -> str | None:
     return f"{match.group(1)}.{match.group(2)}" if match else None
 
 
-def _candidate_roots(environ: Mapping[str, str]) -> list[str]:
+def _candidate_roots(environ: Mapping[str, str], prefixes: tuple[str, ...]) -> list[str]:
     found = [environ[name] for name in ("CUDA_HOME", "CUDA_PATH", "CUDA_ROOT") if environ.get(name)]
-    for pattern in _STANDARD_PREFIXES:
+    for pattern in prefixes:
         found.extend(sorted(glob.glob(pattern)))
     return found
 

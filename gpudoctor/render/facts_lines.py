@@ -14,6 +14,11 @@ def section_facts(facts: Facts, section: Section) -> list[str]:
     return _BUILDERS[section](facts)
 
 
+def is_neutral(headline: str) -> bool:
+    """A headline that states absence or ignorance: shown as not applicable, never as a pass."""
+    return headline == "not installed" or headline.endswith(": unknown") or headline.startswith("no ")
+
+
 def _gpu(facts: Facts) -> list[str]:
     lines = []
     d = facts.driver
@@ -37,7 +42,7 @@ def _gpu(facts: Facts) -> list[str]:
 
 def _cuda(facts: Facts) -> list[str]:
     if facts.cuda_toolkits is None:
-        return ["toolkits: unknown"]
+        return ["CUDA toolkits: unknown"]
     if not facts.cuda_toolkits:
         return ["no CUDA toolkit installed (not needed to run pip wheels; only to compile extensions)"]
     lines = [f"CUDA {_unknown(t.version)} at {t.path}" + (" (nvcc on PATH)" if t.on_path else "") for t in facts.cuda_toolkits]
@@ -57,7 +62,9 @@ def _cudnn(facts: Facts) -> list[str]:
 
 
 def _torch(facts: Facts) -> list[str]:
-    t = facts.frameworks.torch if facts.frameworks else None
+    if facts.frameworks is None:
+        return ["torch: unknown"]
+    t = facts.frameworks.torch
     if t is None:
         return ["not installed"]
     build = f"CUDA {t.cuda}" if t.cuda else (f"ROCm {t.hip}" if t.hip else "CPU-only")
@@ -70,7 +77,9 @@ def _torch(facts: Facts) -> list[str]:
 
 
 def _tensorflow(facts: Facts) -> list[str]:
-    t = facts.frameworks.tensorflow if facts.frameworks else None
+    if facts.frameworks is None:
+        return ["tensorflow: unknown"]
+    t = facts.frameworks.tensorflow
     if t is None:
         return ["not installed"]
     build = f"CUDA {t.cuda}, cuDNN {t.cudnn}" if t.is_cuda_build else "CPU-only"

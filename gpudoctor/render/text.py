@@ -7,12 +7,13 @@ from typing import Callable
 
 from .. import __version__
 from ..model import Finding, Report, Section, Severity
-from .facts_lines import section_facts
+from .facts_lines import is_neutral, section_facts
 
 Style = Callable[[str, str], str]  # (text, role) -> text; role is a severity label or "dim"/"bold"
 
 SYMBOLS = {Severity.OK: "✓", Severity.INFO: "•", Severity.WARNING: "!", Severity.ERROR: "✗"}
 CRASH_SYMBOL = "☠"
+NEUTRAL_SYMBOL = "-"
 
 
 def plain(text: str, role: str) -> str:
@@ -27,7 +28,8 @@ def render_text(report: Report, verbose: bool = False, style: Style = plain) -> 
         facts = section_facts(report.facts, section)
         worst = max((f.severity for f in findings), default=Severity.OK)
         headline = "" if findings else f": {facts[0]}" if facts else ""
-        out.append(style(f"[{SYMBOLS[worst]}] {section.value}", worst.label) + headline)
+        symbol = NEUTRAL_SYMBOL if not findings and facts and is_neutral(facts[0]) else SYMBOLS[worst]
+        out.append(style(f"[{symbol}] {section.value}", worst.label if symbol != NEUTRAL_SYMBOL else "dim") + headline)
         for finding in findings:
             out.extend(_finding_lines(finding, verbose, style))
         if verbose:
