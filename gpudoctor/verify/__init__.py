@@ -1,0 +1,154 @@
+"""``gpudoctor verify``: short CNN, LSTM and transfer-learning training runs under PyTorch and TensorFlow, each in
+its own child process, that prove the frameworks really train on this machine's GPU (or say plainly that they ran on
+the CPU, and why).
+
+Importing this package imports neither torch nor tensorflow (only gpudoctor.verify.worker, in the child, does);
+installed frameworks are found with importlib.util.find_spec.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import re
+import time
+from dataclasses import dataclass
+from typing import Callable
+
+from gpudoctor.verify.model import (
+    FRAMEWORK_NAMES,
+    TEST_NAMES,
+    CaseRequest,
+    SmokeResult,
+    Status,
+    VerifyOptions,
+    VerifyReport,
+)
+
+FRAMEWORKS = ("torch", "tf")
+TESTS = ("cnn", "lstm", "transfer")
+DEVICE_PATTERN = re.compile(r"^(auto|cpu|cuda|cuda:\d+)$")
+
+# The Python modules each case needs, and what to install when one is missing.
+_REQUIRES = {
+    ("torch", "cnn"): ("torch",),
+    ("torch", "lstm"): ("torch",),
+    ("torch", "transfer"): ("torch", "torchvision"),
+    ("tf", "cnn"): ("tensorflow", "keras"),
+    ("tf", "lstm"): ("tensorflow", "keras"),
+    ("tf", "transfer"): ("tensorflow", "keras"),
+}
+_INSTALL = {"torch": "pip install torch", "torchvision": "pip install torchvision", "tensorflow": "pip install tensorflow",
+            "keras": "pip install keras"}  # fmt: skip
+_DISPLAY = {"torch": "PyTorch", "torchvision": "torchvision", "tensorflow": "TensorFlow", "keras": "Keras"}
+
+
+@dataclass(frozen=True)
+class Case:
+    framework: str
+    test: str
+
+    @property
+    def label(self) -> str:
+        return f"{FRAMEWORK_NAMES[self.framework]} {TEST_NAMES[self.test]}"
+
+
+def cases(frameworks: tuple[str, ...], tests: tuple[str, ...]) -> list[Case]:
+    """The registry: framework x test, in a fixed order (torch first, then TensorFlow; cnn, lstm, transfer)."""
+    return [Case(f, t) for f in FRAMEWORKS if f in frameworks for t in TESTS if t in tests]
+
+
+def _find_spec(name: str) -> object | None:
+    try:
+        return importlib.util.find_spec(name)
+    except (ImportError, ValueError):
+        return None
+
+
+def missing_reason(case: Case) -> str | None:
+    """Why this case cannot run here (a module is not installed), or None. Nothing is imported."""
+    missing = [m for m in _REQUIRES[(case.framework, case.test)] if _find_spec(m) is None]
+    if not missing:
+        return None
+    names = " and ".join(_DISPLAY[m] for m in missing)
+    verb = "is" if len(missing) == 1 else "are"
+    return f"{names} {verb} not installed ({'; '.join(_INSTALL[m] for m in missing)})"
+
+
+class Listener:
+    """What run_verify tells its caller as it goes (the CLI draws progress bars from it). No-ops by default."""
+
+    def started(self, case: Case) -> None: ...
+
+    def progress(self, case: Case, done: int, total: int, phase: str) -> None: ...
+
+    def finished(self, case: Case, result: SmokeResult) -> None: ...
+
+
+def run_verify(options: VerifyOptions, listener: Listener | None = None,
+               run_case: Callable[..., SmokeResult] | None = None) -> VerifyReport:  # fmt: skip
+    """Run every selected case, one child process at a time, and collect the results."""
+    from gpudoctor.verify import runner
+
+    listener = listener or Listener()
+    run_case = run_case or runner.run_case
+    start = time.perf_counter()
+    results = []
+    for case in cases(options.frameworks, options.tests):
+        listener.started(case)
+        why = missing_reason(case)
+        if why is not None:
+            result = SmokeResult(case.framework, case.test, Status.SKIPPED, reason=why)
+        else:
+            request = CaseRequest(case.framework, case.test, options.device, options.amp, options.weights)
+            result = run_case(
+                request, options.timeout_s, lambda done, total, phase, c=case: listener.progress(c, done, total, phase)
+            )
+        results.append(result)
+        listener.finished(case, result)
+    return VerifyReport(options, tuple(results), wall_s=time.perf_counter() - start)
+
+
+def ran_on(report: VerifyReport) -> str:
+    """The report's first line: where the tests ran, in plain words."""
+    ran = [r for r in report.results if r.status is not Status.SKIPPED and r.device_name is not None]
+    if not ran:
+        no_device = [r for r in report.results if r.reason and r.reason.startswith("no CUDA device")]
+        if no_device:
+            return f"could not run on {report.options.device}: no CUDA device is visible"
+        if report.results and all(r.status is Status.SKIPPED for r in report.results):
+            return "nothing ran: " + "; ".join(sorted({r.reason or "" for r in report.results}))
+        return "no test got as far as choosing a device"
+    places: dict[str, list[SmokeResult]] = {}
+    for r in ran:
+        places.setdefault(_place(r), []).append(r)
+    if len(places) == 1:
+        return next(iter(places))
+    parts = []
+    for place, rs in places.items():
+        frameworks = sorted({FRAMEWORK_NAMES[r.framework] for r in rs})
+        parts.append(f"{place} ({', '.join(frameworks)})")
+    return "; ".join(parts)
+
+
+def _place(r: SmokeResult) -> str:
+    if r.device and r.device.startswith("cuda"):
+        return f"on {r.device_name} ({r.device})"
+    note = r.device_note or ""
+    if note.startswith("no CUDA device is visible"):
+        return "on the CPU: no CUDA device is visible"
+    if note == "--device cpu":
+        return "on the CPU, as asked (--device cpu)"
+    return "on the CPU" + (f": {note}" if note else "")
+
+
+__all__ = [
+    "Case",
+    "FRAMEWORKS",
+    "TESTS",
+    "DEVICE_PATTERN",
+    "Listener",
+    "cases",
+    "missing_reason",
+    "ran_on",
+    "run_verify",
+]

@@ -1,0 +1,123 @@
+"""Judging the numbers a smoke test measured: pure functions (no framework import), shared by the torch and the
+TensorFlow cases and unit-tested on their own. Each returns a Check that says what was measured and the threshold."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+from gpudoctor.verify.model import Check, Status
+
+# Tolerances for "the GPU computes what the CPU computes" (one forward + backward from the same weights). TF32 is
+# switched off for that step, so fp32 on both sides; the difference left is summation order (cuDNN algorithms).
+AGREEMENT_TOLERANCE = {"float32": 1e-3}
+
+
+@dataclass(frozen=True)
+class LearnTarget:
+    min_drop: float  # the held-out loss must fall by at least this fraction
+    min_accuracy: float  # and the held-out accuracy reach at least this
+
+
+def learned(first_loss: float, last_loss: float, accuracy: float, chance: float, target: LearnTarget) -> Check:
+    measured = {
+        "first_loss": first_loss,
+        "last_loss": last_loss,
+        "loss_drop": None,
+        "accuracy": accuracy,
+        "chance": chance,
+        "min_drop": target.min_drop,
+        "min_accuracy": target.min_accuracy,
+    }
+    if not (math.isfinite(first_loss) and math.isfinite(last_loss)):
+        return Check("learned", Status.FAILED, f"loss is not finite ({first_loss:.4g} -> {last_loss:.4g})", measured)
+    drop = (first_loss - last_loss) / first_loss if first_loss > 0 else 0.0
+    measured["loss_drop"] = drop
+    problems = []
+    if drop < target.min_drop:
+        problems.append(
+            f"loss fell {drop:.1%} ({first_loss:.4f} -> {last_loss:.4f}), needs at least {target.min_drop:.0%}"
+        )
+    if accuracy < target.min_accuracy:
+        problems.append(
+            f"accuracy {accuracy:.3f} is not clearly above chance {chance:.3f}, needs at least {target.min_accuracy:.2f}"
+        )
+    if problems:
+        return Check("learned", Status.FAILED, "; ".join(problems), measured)
+    return Check(
+        "learned",
+        Status.PASSED,
+        f"loss fell {drop:.1%} ({first_loss:.4f} -> {last_loss:.4f}, needs {target.min_drop:.0%}); "
+        f"accuracy {accuracy:.3f} (chance {chance:.3f}, needs {target.min_accuracy:.2f})",
+        measured,
+    )
+
+
+def relative_error(reference: list[float], other: list[float]) -> float:
+    """max |other - reference| / max |reference| over flat lists (0 when both are all zeros)."""
+    if len(reference) != len(other):
+        raise ValueError("compared values differ in size")
+    scale = max((abs(v) for v in reference), default=0.0)
+    diff = max((abs(a - b) for a, b in zip(reference, other)), default=0.0)
+    if scale == 0.0:
+        return 0.0 if diff == 0.0 else math.inf
+    return diff / scale
+
+
+def agreement(device: str, loss_cpu: float, loss_dev: float, grad_rel_err: float, dtype: str = "float32") -> Check:
+    tol = AGREEMENT_TOLERANCE[dtype]
+    loss_rel = abs(loss_dev - loss_cpu) / max(abs(loss_cpu), 1e-12)
+    measured = {
+        "loss_cpu": loss_cpu,
+        "loss_device": loss_dev,
+        "loss_rel_err": loss_rel,
+        "grad_rel_err": grad_rel_err,
+        "tolerance": tol,
+        "dtype": dtype,
+    }
+    finite = all(math.isfinite(v) for v in (loss_cpu, loss_dev, grad_rel_err))
+    if not finite or loss_rel > tol or grad_rel_err > tol:
+        return Check(
+            "agreement",
+            Status.FAILED,
+            f"{device} and the CPU disagree on one step from the same weights: loss {loss_dev:.6g} vs {loss_cpu:.6g} "
+            f"(rel. error {loss_rel:.2e}), gradients rel. error {grad_rel_err:.2e}; tolerance {tol:.0e} ({dtype})",
+            measured,
+        )
+    return Check(
+        "agreement",
+        Status.PASSED,
+        f"one step on {device} matches the CPU: loss rel. error {loss_rel:.2e}, gradients {grad_rel_err:.2e} "
+        f"(tolerance {tol:.0e}, {dtype})",
+        measured,
+    )
+
+
+def frozen(backbone_changed: list[str], backbone_total: int, head_changed: int, head_total: int) -> Check:
+    measured = {
+        "backbone_tensors": backbone_total,
+        "backbone_changed": len(backbone_changed),
+        "head_tensors": head_total,
+        "head_changed": head_changed,
+    }
+    problems = []
+    if backbone_total == 0:
+        problems.append("the backbone has no weights to compare")
+    if backbone_changed:
+        shown = ", ".join(backbone_changed[:3]) + (" ..." if len(backbone_changed) > 3 else "")
+        problems.append(f"{len(backbone_changed)} of {backbone_total} frozen backbone tensors changed ({shown})")
+    if head_changed == 0:
+        problems.append(f"none of the {head_total} head tensors changed: the head did not train")
+    if problems:
+        return Check("frozen", Status.FAILED, "; ".join(problems), measured)
+    return Check(
+        "frozen",
+        Status.PASSED,
+        f"all {backbone_total} backbone tensors bit-identical after training; {head_changed} of {head_total} head "
+        "tensors changed",
+        measured,
+    )
+
+
+def skipped(name: str, why: str) -> Check:
+    return Check(name, Status.SKIPPED, why)

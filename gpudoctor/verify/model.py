@@ -1,0 +1,133 @@
+"""The results of ``gpudoctor verify``: frozen dataclasses, JSON round-trip, no framework import.
+
+A smoke test (one framework x one test) ends ``passed``, ``failed`` (with the check that failed and by how much) or
+``skipped`` (not applicable here: framework not installed, nothing to compare on a CPU ...). Skips are not failures.
+"""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import asdict, dataclass, field, fields
+from typing import Any
+
+VERIFY_SCHEMA = "gpudoctor.verify/1"
+WORKER_SCHEMA = "gpudoctor.verify.worker/1"
+
+FRAMEWORK_NAMES = {"torch": "PyTorch", "tf": "TensorFlow"}
+TEST_NAMES = {"cnn": "CNN", "lstm": "LSTM", "transfer": "transfer learning"}
+
+
+class Status(str, enum.Enum):
+    PASSED = "passed"
+    FAILED = "failed"
+    SKIPPED = "skipped"
+
+
+@dataclass(frozen=True)
+class Check:
+    """One thing a smoke test proved (or failed to prove), with the numbers it measured."""
+
+    name: str  # "learned" | "placement" | "agreement" | "frozen" | "amp" | "device" | "weights"
+    status: Status
+    detail: str  # one line, with the measured values and the threshold
+    measured: dict[str, Any] = field(default_factory=dict)
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> "Check":
+        return cls(
+            name=str(data["name"]),
+            status=Status(data["status"]),
+            detail=str(data.get("detail", "")),
+            measured=dict(data.get("measured") or {}),
+        )
+
+
+@dataclass(frozen=True)
+class SmokeResult:
+    framework: str  # "torch" | "tf"
+    test: str  # "cnn" | "lstm" | "transfer"
+    status: Status
+    reason: str | None = None  # why it failed or was skipped; None when it passed
+    device: str | None = None  # "cpu", "cuda:0"
+    device_name: str | None = None  # "NVIDIA H100 80GB HBM3", "CPU"
+    device_note: str | None = None  # why it ran where it ran ("no CUDA device is visible to PyTorch ...")
+    framework_version: str | None = None
+    steps: int | None = None
+    batch_size: int | None = None
+    first_loss: float | None = None  # held-out loss before training
+    last_loss: float | None = None  # held-out loss after training
+    accuracy: float | None = None  # held-out accuracy after training
+    chance: float | None = None  # accuracy of guessing
+    samples_per_s: float | None = None
+    train_s: float | None = None  # the training loop alone
+    wall_s: float | None = None  # the whole child process, start-up and import included
+    peak_mem_mib: float | None = None  # peak device memory where the framework reports it (CUDA only)
+    weights: str | None = None  # transfer learning: where the backbone's weights came from
+    checks: tuple[Check, ...] = ()
+    notes: tuple[str, ...] = ()
+    stderr_tail: str | None = None  # the child's last stderr lines when it failed outside a check
+
+    @property
+    def label(self) -> str:
+        return f"{FRAMEWORK_NAMES.get(self.framework, self.framework)} {TEST_NAMES.get(self.test, self.test)}"
+
+    def to_dict(self) -> dict[str, Any]:
+        data = asdict(self)
+        data["status"] = self.status.value
+        data["checks"] = [{**asdict(c), "status": c.status.value} for c in self.checks]
+        data["notes"] = list(self.notes)
+        return data
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> "SmokeResult":
+        known = {f.name for f in fields(cls)}
+        kwargs = {k: v for k, v in data.items() if k in known}
+        kwargs["status"] = Status(data["status"])
+        kwargs["checks"] = tuple(Check.from_dict(c) for c in data.get("checks") or ())
+        kwargs["notes"] = tuple(str(n) for n in data.get("notes") or ())
+        return cls(**kwargs)
+
+
+@dataclass(frozen=True)
+class VerifyOptions:
+    frameworks: tuple[str, ...] = ("torch", "tf")
+    tests: tuple[str, ...] = ("cnn", "lstm", "transfer")
+    device: str = "auto"  # "auto" | "cpu" | "cuda" | "cuda:N"
+    amp: bool | None = None  # None: on when the GPU has compute capability >= 7.0
+    weights: tuple[str, ...] = ()
+    timeout_s: float = 300.0
+
+
+@dataclass(frozen=True)
+class VerifyReport:
+    options: VerifyOptions
+    results: tuple[SmokeResult, ...]
+    wall_s: float | None = None
+
+    def count(self, status: Status) -> int:
+        return sum(1 for r in self.results if r.status is status)
+
+    @property
+    def ok(self) -> bool:
+        """Every test that ran passed (skips are not failures)."""
+        return self.count(Status.FAILED) == 0
+
+
+@dataclass(frozen=True)
+class CaseRequest:
+    """What the parent asks one child to run (the worker's command line, parsed)."""
+
+    framework: str
+    test: str
+    device: str = "auto"
+    amp: bool | None = None
+    weights: tuple[str, ...] = ()
+    lr_scale: float = 1.0  # 0.0 only under the test-only fault GPUDOCTOR_VERIFY_FAULT=lr0
+
+
+class NoDevice(Exception):
+    """The requested device is not there (``--device cuda`` on a machine without one): a failed test, no traceback."""
+
+
+class CaseFailed(Exception):
+    """A case that cannot go on (e.g. a --weights file that does not fit): a failed test with this message."""

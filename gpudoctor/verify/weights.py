@@ -1,0 +1,143 @@
+"""Pretrained backbone weights, offline: where they are looked for, and the real loaders.
+
+- PyTorch: torchvision's ``MobileNet_V3_Small_Weights.IMAGENET1K_V1`` through the torch hub cache
+  (``torch.hub.get_dir()/checkpoints/<file name of the weights' url>``, i.e. ``$TORCH_HOME/hub/checkpoints``).
+- TensorFlow: ``keras.applications.MobileNetV2(alpha=0.35, include_top=False)`` through the Keras cache
+  (``$KERAS_HOME/models/<file>``, ``~/.keras/models`` by default).
+- ``--weights PATH``: a state_dict file (.pt/.pth) for PyTorch, a Keras weights file (.h5/.weights.h5/.keras) for
+  TensorFlow, loaded strictly: a file of the wrong shape is a failed test that says so.
+
+The real loader runs only when the file is in the cache, so nothing here ever touches the network. With nothing
+cached, the case says so and pretrains the backbone here on synthetic data (task A) before the transfer (task B).
+The path helpers import nothing heavy; the loaders are called by the worker only.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from gpudoctor.verify.model import CaseFailed
+
+FALLBACK_NOTE = "no pretrained weights available offline: using a backbone pretrained here on synthetic data"
+
+TORCH_SUFFIXES = (".pt", ".pth", ".bin")
+KERAS_SUFFIXES = (".h5", ".hdf5", ".keras")
+
+TORCH_BACKBONE = "MobileNetV3-small"
+TORCH_BACKBONE_FEATURES = 576  # channels out of mobilenet_v3_small().features
+TORCH_WEIGHTS_URL_FILE = "mobilenet_v3_small-047dcff4.pth"  # file name of MobileNet_V3_Small_Weights.IMAGENET1K_V1.url
+
+KERAS_ALPHA = 0.35
+KERAS_SIZE = 96  # the smallest input keras.applications has MobileNetV2 weights for
+KERAS_BACKBONE = f"MobileNetV2 (alpha {KERAS_ALPHA})"
+KERAS_WEIGHTS_FILE = f"mobilenet_v2_weights_tf_dim_ordering_tf_kernels_{KERAS_ALPHA}_{KERAS_SIZE}_no_top.h5"
+
+
+@dataclass(frozen=True)
+class Source:
+    kind: str  # "cache" | "file" | "fallback"
+    path: str | None
+    description: str
+
+
+def framework_of(path: str) -> str | None:
+    """Which framework a --weights file is for, by its suffix: "torch", "tf" or None."""
+    name = path.lower()
+    if name.endswith(TORCH_SUFFIXES):
+        return "torch"
+    if name.endswith(KERAS_SUFFIXES):
+        return "tf"
+    return None
+
+
+def pick(paths: tuple[str, ...] | list[str], framework: str) -> str | None:
+    return next((p for p in paths if framework_of(p) == framework), None)
+
+
+def torch_cache_path() -> Path:
+    """Where torchvision's loader looks (torch.hub.get_dir() resolves TORCH_HOME and XDG_CACHE_HOME like this)."""
+    import torch.hub  # only ever reached in the worker
+
+    return Path(torch.hub.get_dir()) / "checkpoints" / _torch_weights().url.rsplit("/", 1)[-1]
+
+
+def keras_home() -> Path:
+    if os.environ.get("KERAS_HOME"):
+        return Path(os.environ["KERAS_HOME"])
+    base = os.path.expanduser("~")
+    if not os.access(base, os.W_OK):
+        base = "/tmp"
+    return Path(base) / ".keras"
+
+
+def keras_cache_path() -> Path:
+    return keras_home() / "models" / KERAS_WEIGHTS_FILE
+
+
+def _torch_weights() -> Any:
+    from torchvision.models import MobileNet_V3_Small_Weights
+
+    return MobileNet_V3_Small_Weights.IMAGENET1K_V1
+
+
+def torch_backbone(paths: tuple[str, ...]) -> tuple[Any, Source]:
+    """-> (mobilenet_v3_small().features, where its weights came from)."""
+    import torch
+    from torchvision.models import mobilenet_v3_small
+
+    given = pick(paths, "torch")
+    if given is not None:
+        model = mobilenet_v3_small(weights=None)
+        try:
+            state = torch.load(given, map_location="cpu", weights_only=True)
+            if isinstance(state, dict) and "state_dict" in state and isinstance(state["state_dict"], dict):
+                state = state["state_dict"]
+            model.load_state_dict(state, strict=True)
+        except Exception as exc:  # noqa: BLE001 - any failure to load is the test's answer
+            raise CaseFailed(f"weights: {given} does not fit {TORCH_BACKBONE}: {_first_lines(exc)}") from exc
+        return model.features, Source("file", given, f"{TORCH_BACKBONE} weights loaded from {given} (--weights)")
+    cached = torch_cache_path()
+    if cached.is_file():
+        weights = _torch_weights()
+        try:
+            model = mobilenet_v3_small(weights=weights, progress=False)  # the real loader; finds the cached file
+        except Exception as exc:  # noqa: BLE001
+            raise CaseFailed(f"weights: cached {cached} does not load: {_first_lines(exc)}") from exc
+        return model.features, Source("cache", str(cached), f"{TORCH_BACKBONE} {weights} loaded from the torch hub cache {cached}")
+    return mobilenet_v3_small(weights=None).features, Source(
+        "fallback", None, f"{TORCH_BACKBONE} pretrained here on synthetic data (nothing at {cached})"
+    )
+
+
+def keras_backbone(paths: tuple[str, ...]) -> tuple[Any, Source]:
+    """-> (keras.applications.MobileNetV2 without top, where its weights came from). Build under the device scope."""
+    import keras
+
+    shape = (KERAS_SIZE, KERAS_SIZE, 3)
+    given = pick(paths, "tf")
+    if given is not None:
+        try:
+            model = keras.applications.MobileNetV2(input_shape=shape, alpha=KERAS_ALPHA, include_top=False, weights=given)
+        except Exception as exc:  # noqa: BLE001
+            raise CaseFailed(f"weights: {given} does not fit {KERAS_BACKBONE}: {_first_lines(exc)}") from exc
+        return model, Source("file", given, f"{KERAS_BACKBONE} weights loaded from {given} (--weights)")
+    cached = keras_cache_path()
+    if cached.is_file():
+        try:
+            model = keras.applications.MobileNetV2(
+                input_shape=shape, alpha=KERAS_ALPHA, include_top=False, weights="imagenet"
+            )  # the real loader: keras' get_file finds the cached file and does not download
+        except Exception as exc:  # noqa: BLE001
+            raise CaseFailed(f"weights: cached {cached} does not load: {_first_lines(exc)}") from exc
+        return model, Source("cache", str(cached), f"{KERAS_BACKBONE} imagenet weights loaded from the Keras cache {cached}")
+    model = keras.applications.MobileNetV2(input_shape=shape, alpha=KERAS_ALPHA, include_top=False, weights=None)
+    return model, Source("fallback", None, f"{KERAS_BACKBONE} pretrained here on synthetic data (nothing at {cached})")
+
+
+def _first_lines(exc: BaseException, limit: int = 300) -> str:
+    text = " ".join(str(exc).split())
+    text = f"{type(exc).__name__}: {text}" if text else type(exc).__name__
+    return text if len(text) <= limit else text[: limit - 3] + "..."

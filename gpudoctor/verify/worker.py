@@ -1,0 +1,112 @@
+"""The child process of ``gpudoctor verify``: runs ONE smoke test and prints ONE JSON line on stdout.
+
+    python -m gpudoctor.verify.worker --framework torch|tf --test cnn|lstm|transfer [--device D] [--amp|--no-amp]
+                                      [--weights PATH ...]
+
+This is the only module that imports torch or tensorflow (through torch_cases / tf_cases). Everything the frameworks
+print goes to stderr (fd 1 is pointed at fd 2 first; the result goes to a private copy of the real stdout), so log
+spam can never break the result line. Progress goes to stderr as ``@@gpudoctor-progress DONE TOTAL PHASE`` lines.
+
+Test-only fault injection (for gpudoctor's own tests; not a user option): GPUDOCTOR_VERIFY_FAULT=
+  hang      sleep forever before doing anything (the parent's timeout must kill it)
+  abort     os.abort() (the parent must report "child died with SIGABRT")
+  lr0       train with learning rate 0 (the "learned" check must fail)
+  noresult  exit 0 without printing a result
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import time
+import traceback
+from typing import Any
+
+from gpudoctor.verify.model import (
+    WORKER_SCHEMA,
+    CaseFailed,
+    CaseRequest,
+    Check,
+    NoDevice,
+    SmokeResult,
+    Status,
+)
+
+PROGRESS_PREFIX = "@@gpudoctor-progress"
+FAULT_ENV = "GPUDOCTOR_VERIFY_FAULT"
+
+
+def parse(argv: list[str] | None) -> CaseRequest:
+    p = argparse.ArgumentParser(prog="python -m gpudoctor.verify.worker")
+    p.add_argument("--framework", required=True, choices=["torch", "tf"])
+    p.add_argument("--test", required=True, choices=["cnn", "lstm", "transfer"])
+    p.add_argument("--device", default="auto")
+    p.add_argument("--amp", dest="amp", action="store_true", default=None)
+    p.add_argument("--no-amp", dest="amp", action="store_false")
+    p.add_argument("--weights", action="append", default=[])
+    a = p.parse_args(argv)
+    return CaseRequest(a.framework, a.test, a.device, a.amp, tuple(a.weights))
+
+
+def progress(done: int, total: int, phase: str) -> None:
+    sys.stderr.write(f"{PROGRESS_PREFIX} {done} {total} {phase}\n")
+    sys.stderr.flush()
+
+
+def run_case(request: CaseRequest) -> SmokeResult:
+    base: dict[str, Any] = {"framework": request.framework, "test": request.test}
+    try:
+        if request.framework == "torch":
+            from gpudoctor.verify import torch_cases as cases
+        else:
+            from gpudoctor.verify import tf_cases as cases  # type: ignore[no-redef]
+    except ImportError as exc:
+        name = "PyTorch" if request.framework == "torch" else "TensorFlow"
+        return SmokeResult(**base, status=Status.FAILED, reason=f"import of {name} failed: {type(exc).__name__}: {exc}")
+    try:
+        out = cases.run(request, progress)
+    except (NoDevice, CaseFailed) as exc:
+        return SmokeResult(**base, status=Status.FAILED, reason=str(exc), device=request.device)
+    except Exception as exc:  # noqa: BLE001 - a crash in the case is a failed test with its reason
+        tb = traceback.format_exc()
+        sys.stderr.write(tb)
+        reason = " ".join(f"{type(exc).__name__}: {exc}".split())
+        return SmokeResult(**base, status=Status.FAILED, reason=reason[:500], stderr_tail="\n".join(tb.splitlines()[-15:]))
+    checks: list[Check] = out.pop("checks")
+    notes = tuple(out.pop("notes", ()))
+    failed = [c for c in checks if c.status is Status.FAILED]
+    return SmokeResult(
+        **base,
+        **out,
+        status=Status.FAILED if failed else Status.PASSED,
+        reason="; ".join(f"{c.name}: {c.detail}" for c in failed) or None,
+        checks=tuple(checks),
+        notes=notes,
+    )
+
+
+def main(argv: list[str] | None = None) -> int:
+    # The one result line goes to a private copy of stdout; fd 1 (and so any framework's printing) goes to stderr.
+    sys.stdout.flush()
+    result_out = os.fdopen(os.dup(1), "w", encoding="utf-8")
+    os.dup2(2, 1)
+    request = parse(argv)
+    fault = os.environ.get(FAULT_ENV, "")
+    if fault == "hang":
+        time.sleep(24 * 3600)
+    elif fault == "abort":
+        os.abort()
+    elif fault == "noresult":
+        return 0
+    elif fault == "lr0":
+        request = CaseRequest(request.framework, request.test, request.device, request.amp, request.weights, 0.0)
+    result = run_case(request)
+    result_out.write(json.dumps({"schema": WORKER_SCHEMA, "result": result.to_dict()}) + "\n")
+    result_out.flush()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
