@@ -1,0 +1,121 @@
+"""``gpudoctor verify``: parse the options, run the smoke tests (gpudoctor.verify), draw progress, print, exit."""
+
+from __future__ import annotations
+
+import os
+import sys
+
+import click
+
+from gpudoctor.model import ExitCode
+
+
+def _split_tests(ctx: click.Context, param: click.Parameter, value: str) -> tuple[str, ...]:
+    from gpudoctor.verify import TESTS
+
+    names = tuple(dict.fromkeys(t.strip().lower() for t in value.split(",") if t.strip()))
+    unknown = [t for t in names if t not in TESTS]
+    if unknown or not names:
+        raise click.BadParameter(f"{', '.join(unknown) or value!r}: choose from {', '.join(TESTS)} (comma-separated)")
+    return names
+
+
+def _device(ctx: click.Context, param: click.Parameter, value: str) -> str:
+    from gpudoctor.verify import DEVICE_PATTERN
+
+    value = value.strip().lower()
+    if not DEVICE_PATTERN.match(value):
+        raise click.BadParameter(f"{value!r}: use auto, cpu, cuda or cuda:N")
+    return value
+
+
+@click.command("verify")
+@click.option("--framework", type=click.Choice(["torch", "tf", "all"]), default="all", show_default=True,
+              help="Which framework's smoke tests to run.")
+@click.option("--test", "tests", default="cnn,lstm,transfer", show_default=True, callback=_split_tests,
+              help="Comma-separated tests: cnn, lstm, transfer.")
+@click.option("--device", default="auto", show_default=True, callback=_device,
+              help="auto (CUDA if the framework sees one, else the CPU), cpu, cuda or cuda:N.")
+@click.option("--amp/--no-amp", default=None,
+              help="One mixed-precision step (fp16 with loss scaling; bf16 where supported). "
+                   "Default: on when the GPU has compute capability 7.0 or more.")
+@click.option("--weights", "weights", multiple=True, type=click.Path(exists=True, dir_okay=False),
+              help="Backbone weights for transfer learning: a state_dict (.pt/.pth) for PyTorch's MobileNetV3-small, "
+                   "a Keras weights file (.h5) for MobileNetV2 (alpha 0.35). Repeatable.")
+@click.option("--timeout", "timeout", type=click.FloatRange(min=1.0), default=300.0, show_default=True,
+              help="Seconds each test may take before it is killed and failed.")
+@click.option("--json", "as_json", is_flag=True, help="Print the results as JSON (schema gpudoctor.verify/1).")
+@click.option("-v", "--verbose", is_flag=True, help="Show the child's stderr tail for every failed test.")
+def verify(framework: str, tests: tuple[str, ...], device: str, amp: bool | None, weights: tuple[str, ...],
+           timeout: float, as_json: bool, verbose: bool) -> None:  # fmt: skip
+    """Train tiny CNN, LSTM and transfer-learning models to prove the GPU works.
+
+    Every framework x test pair runs in its own child process with a timeout. Exit status: 0 when every test that
+    ran passed (skips are not failures), 1 when one failed, 2 for a usage error.
+    """
+    from gpudoctor.verify import FRAMEWORKS, run_verify
+    from gpudoctor.verify import weights as weights_mod
+    from gpudoctor.verify.model import VerifyOptions
+    from gpudoctor.verify.render import exit_status, to_json, to_text
+
+    for path in weights:
+        if weights_mod.framework_of(path) is None:
+            raise click.BadParameter(
+                f"{path}: not a weights file gpudoctor knows (.pt/.pth/.bin for PyTorch, .h5/.hdf5/.keras for Keras)",
+                param_hint="--weights",
+            )
+    options = VerifyOptions(
+        frameworks=FRAMEWORKS if framework == "all" else (framework,),
+        tests=tests,
+        device=device,
+        amp=amp,
+        weights=tuple(os.path.abspath(p) for p in weights),
+        timeout_s=timeout,
+    )
+    listener = None if as_json or not sys.stderr.isatty() else _progress_listener()
+    try:
+        if listener is not None:
+            with listener.bars:
+                report = run_verify(options, listener)
+        else:
+            report = run_verify(options)
+    except KeyboardInterrupt:
+        raise
+    except Exception as exc:  # noqa: BLE001 - gpudoctor itself failed
+        click.echo(f"gpudoctor verify failed: {type(exc).__name__}: {exc}", err=True)
+        sys.exit(int(ExitCode.INTERNAL))
+    if as_json:
+        click.echo(to_json(report), nl=False)
+    else:
+        unicode = (sys.stdout.encoding or "").lower().replace("-", "") in {"utf8", "utf16"}
+        click.echo(to_text(report, verbose=verbose, unicode=unicode), nl=False)
+    sys.exit(int(ExitCode.OK) if exit_status(report) == 0 else int(ExitCode.PROBLEMS))
+
+
+def _progress_listener():  # -> Listener with a .bars (rich Progress) attribute
+    from rich.console import Console
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+    from gpudoctor.verify import Listener
+
+    class Bars(Listener):
+        def __init__(self) -> None:
+            self.bars = Progress(
+                TextColumn("{task.description:<28}"), BarColumn(), MofNCompleteColumn(), TextColumn("{task.fields[phase]}"),
+                TimeElapsedColumn(), console=Console(stderr=True), transient=False,
+            )  # fmt: skip
+            self.tasks: dict[object, int] = {}
+            self.totals: dict[object, int] = {}
+
+        def started(self, case) -> None:  # type: ignore[no-untyped-def]
+            self.tasks[case] = self.bars.add_task(case.label, total=None, phase="starting")
+
+        def progress(self, case, done: int, total: int, phase: str) -> None:  # type: ignore[no-untyped-def]
+            self.totals[case] = total
+            self.bars.update(self.tasks[case], completed=done, total=total, phase=phase)
+
+        def finished(self, case, result) -> None:  # type: ignore[no-untyped-def]
+            total = self.totals.get(case, 1)
+            self.bars.update(self.tasks[case], completed=total, total=total, phase=result.status.value)
+
+    return Bars()
