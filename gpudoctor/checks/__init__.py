@@ -24,9 +24,9 @@ class Check:
 
 def registry() -> tuple[Check, ...]:
     # Imported here so that loading the package costs nothing until checks run.
-    from . import environment, frameworks, gpu
+    from . import arch, environment, frameworks, gpu, tensorflow_libs, versions
 
-    modules = [gpu, environment, frameworks]
+    modules = [gpu, environment, frameworks, versions, arch, tensorflow_libs]
     return tuple(Check(fn.__name__, fn) for module in modules for fn in module.CHECKS)
 
 

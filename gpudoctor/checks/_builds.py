@@ -1,0 +1,182 @@
+"""The framework builds in a Facts snapshot, completed from the matrix where the snapshot is silent, plus the
+fix helpers the version rules share. Pure: reads Facts and Matrix only."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from ..model import Facts, Fix, Gpu, Section
+
+if TYPE_CHECKING:
+    from ..matrix.model import Matrix, TfRelease, TorchRelease, TorchVariant
+    from ..matrix.solver import Choice
+
+TORCH_URL = "https://pytorch.org/get-started/locally/"
+TORCH_PREVIOUS_URL = "https://pytorch.org/get-started/previous-versions/"
+TF_PIP_URL = "https://www.tensorflow.org/install/pip"
+DRIVER_URL = "https://docs.nvidia.com/cuda/cuda-toolkit-release-notes/index.html#cuda-driver"
+MVC_URL = "https://docs.nvidia.com/deploy/cuda-compatibility/minor-version-compatibility.html"
+
+
+@dataclass(frozen=True)
+class Build:
+    framework: str  # "torch" | "tensorflow"
+    version: str  # as installed: "2.7.1+cu128", "2.16.1"
+    cuda: str | None  # CUDA of the build; None: CPU build or unknown
+    cudnn: str | None  # the cuDNN it was built with / pins (where known)
+    arch: tuple[str, ...] | None  # compiled GPU architectures
+    arch_source: str | None  # "snapshot" | "matrix"
+    arch_confirmed: bool
+    known: bool  # the matrix knows this release (and variant)
+    torch_release: "TorchRelease | None" = None
+    torch_variant: "TorchVariant | None" = None
+    tf_release: "TfRelease | None" = None
+
+    @property
+    def label(self) -> str:
+        return f"{self.framework} {self.version}"
+
+    @property
+    def section(self) -> Section:
+        return Section.TORCH if self.framework == "torch" else Section.TENSORFLOW
+
+    @property
+    def name(self) -> str:
+        return "PyTorch" if self.framework == "torch" else "TensorFlow"
+
+    @property
+    def cuda_major(self) -> int | None:
+        v = vt(self.cuda)
+        return v[0] if v else None
+
+
+def vt(text: str | None) -> tuple[int, ...] | None:
+    from ..matrix.model import try_vtuple
+
+    return try_vtuple(text)
+
+
+def host_os(facts: Facts) -> str | None:
+    return facts.host.os.lower() if facts.host and facts.host.os else None
+
+
+def is_wsl(facts: Facts) -> bool:
+    return bool(facts.host and facts.host.wsl)
+
+
+def python_minor(facts: Facts) -> str | None:
+    v = vt(facts.host.python if facts.host else None)
+    return f"{v[0]}.{v[1]}" if v and len(v) >= 2 else None
+
+
+def gpu_cc(gpu: Gpu, matrix: "Matrix | None") -> str | None:
+    if gpu.compute_capability:
+        return gpu.compute_capability
+    if gpu.name and matrix is not None:
+        return matrix.gpu_compute_capability(gpu.name)
+    return None
+
+
+def gpu_name(gpu: Gpu) -> str:
+    return f"GPU {gpu.index if gpu.index is not None else '?'} ({gpu.name or 'unknown model'})"
+
+
+def builds(facts: Facts, matrix: "Matrix") -> list[Build]:
+    out = []
+    torch = _torch(facts, matrix)
+    if torch:
+        out.append(torch)
+    tf = _tf(facts, matrix)
+    if tf:
+        out.append(tf)
+    return out
+
+
+def _torch(facts: Facts, matrix: "Matrix") -> Build | None:
+    fw = facts.frameworks.torch if facts.frameworks else None
+    version = (fw.version if fw else None) or (facts.python_packages or {}).get("torch")
+    if not version or vt(version) is None:
+        return None
+    if fw and fw.hip:
+        return None  # ROCm builds: not judged by the CUDA rules
+    cuda = fw.cuda if fw else None
+    tag = version.split("+", 1)[1] if "+" in version else None
+    if cuda is None and tag and re.fullmatch(r"cu\d{3,}", tag):
+        cuda = f"{tag[2:-1]}.{tag[-1]}"
+    if tag == "cpu":
+        cuda = None
+    found = matrix.torch_build(version, cuda) if (cuda or tag) else None
+    release = matrix.torch_release(version)
+    variant = found[1] if found else None
+    arch, source, confirmed = None, None, True
+    if fw and fw.arch_list:
+        arch, source = tuple(fw.arch_list), "snapshot"
+    elif variant is not None and variant.arch is not None:
+        arch, source, confirmed = variant.arch_for(host_os(facts) or "linux"), "matrix", variant.arch_confirmed
+    cudnn = variant.cudnn if variant else None
+    return Build("torch", version, cuda, cudnn, arch, source, confirmed, release is not None and (variant is not None or cuda is None), release, variant)
+
+
+def _tf(facts: Facts, matrix: "Matrix") -> Build | None:
+    fw = facts.frameworks.tensorflow if facts.frameworks else None
+    packages = facts.python_packages or {}
+    version = (fw.version if fw else None) or packages.get("tensorflow")
+    if not version or vt(version) is None:
+        return None
+    release = matrix.tf_release(version)
+    is_cuda = fw.is_cuda_build if fw else None
+    cuda = fw.cuda if fw and fw.cuda else None
+    if cuda is None and is_cuda and release is not None:
+        cuda = release.cuda
+    cudnn = fw.cudnn if fw and fw.cudnn else None
+    if release is not None and is_cuda and (cudnn is None or (vt(cudnn) and len(vt(cudnn)) == 1 and vt(cudnn)[0] == vt(release.cudnn)[0])):
+        cudnn = release.cudnn  # build_info often gives only the major ("8"): the tested minor is more precise
+    arch, source, confirmed = None, None, True
+    if fw and fw.compute_capabilities:
+        arch, source = tuple(fw.compute_capabilities), "snapshot"
+    elif release is not None and release.arch is not None and is_cuda:
+        arch, source, confirmed = release.arch, "matrix", release.arch_confirmed
+    return Build("tensorflow", version, cuda if is_cuda else None, cudnn if is_cuda else None, arch, source, confirmed, release is not None, tf_release=release)
+
+
+# -- fixes --------------------------------------------------------------------------------------------------------
+
+
+def solve_for(facts: Facts, matrix: "Matrix", framework: str, version: str | None = None) -> "tuple[Choice | None, str | None]":
+    """(the build to install on THIS machine, or None; the NoFit explanation when there is none)."""
+    from ..matrix.solver import NoFit, solve, target_from_facts
+
+    target = target_from_facts(facts, matrix=matrix)
+    try:
+        return solve(matrix, target, framework, version), None
+    except NoFit as exc:
+        text = str(exc)
+        if exc.suggestion:
+            text += f": {exc.suggestion}"
+        return None, text
+
+
+def install_fix(facts: Facts, matrix: "Matrix", framework: str, summary: str, extra: str | None = None, prefer_version: str | None = None) -> Fix:
+    """A Fix that installs the newest build that fits this machine (or the preferred release if it fits)."""
+    from ..matrix.solver import install_commands
+
+    choice, why = (None, None)
+    if prefer_version:
+        choice, _ = solve_for(facts, matrix, framework, prefer_version)
+    if choice is None:
+        choice, why = solve_for(facts, matrix, framework)
+    url = (TORCH_PREVIOUS_URL if framework == "torch" else TF_PIP_URL)
+    if choice is None:
+        text = f"{summary}. No {framework} build fits this machine as it is ({why})"
+        if extra:
+            text += f"; {extra}"
+        return Fix(text, (), url)
+    py = python_minor(facts)
+    text = f"{summary}: install {choice.label}"
+    if py and choice.python != py:
+        text += f" in a Python {choice.python} environment (this Python {py} has no wheel of it)"
+    if extra:
+        text += f"; {extra}"
+    return Fix(text, install_commands(choice), url)

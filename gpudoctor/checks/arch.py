@@ -1,0 +1,78 @@
+"""gpu-arch-not-in-build: does each framework build carry code for each GPU's compute capability?
+
+A GPU runs a build that has SASS for its own major with an equal or lower minor (8.9 runs sm_86), or PTX for an
+equal or lower compute capability (JIT-compiled on first start: a warning, gpu-arch-ptx-only). The arch list comes
+from the snapshot when known (--deep), else from the matrix for that build (never from an unconfirmed list)."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Iterator
+
+from ..model import Facts, Finding, Severity
+from . import _builds as b
+
+if TYPE_CHECKING:
+    from ..matrix.model import Matrix
+
+
+def gpu_arch_not_in_build(facts: Facts, matrix: "Matrix | None") -> Iterator[Finding]:
+    from ..matrix.model import arch_support, try_vtuple
+    from ..matrix.solver import driver_os, driver_verdict
+
+    if matrix is None or not facts.gpus:
+        return
+    for build in b.builds(facts, matrix):
+        if not build.cuda or not build.arch or not build.arch_confirmed:
+            continue
+        source = "read from the installed build" if build.arch_source == "snapshot" else f"per the matrix for {build.label}"
+        arch = " ".join(build.arch)
+        for gpu in facts.gpus:
+            cc = b.gpu_cc(gpu, matrix)
+            if cc is None or try_vtuple(cc) is None:
+                continue
+            how = arch_support(build.arch, cc)
+            if how == "sass":
+                continue
+            cc_line = f"{b.gpu_name(gpu)} has compute capability {cc}" + ("" if gpu.compute_capability else " (from its name)")
+            if how is None:
+                yield Finding(
+                    "gpu-arch-not-in-build", Severity.ERROR, build.section,
+                    f"{build.label} has no code for {b.gpu_name(gpu)} (compute capability {cc})",
+                    (
+                        cc_line,
+                        f"{build.label} is compiled for {arch} ({source})",
+                        "a GPU runs SASS of its own major with an equal or lower minor, or PTX of an equal or lower compute capability",
+                    ),
+                    b.install_fix(facts, matrix, build.framework, f"Install a {build.name} build compiled for compute capability {cc}"),
+                )
+            else:
+                driver = facts.driver
+                if driver and (driver.version or driver.cuda_version):
+                    dv = driver_verdict(matrix, build.cuda, driver.version, driver.cuda_version, driver_os(b.host_os(facts), b.is_wsl(facts)))
+                    if dv.driver_cuda and try_vtuple(dv.driver_cuda)[:2] < b.vt(build.cuda)[:2]:
+                        continue  # the driver cannot JIT this PTX at all: driver-too-old-for-cuda-build reports it
+                yield Finding(
+                    "gpu-arch-ptx-only", Severity.WARNING, build.section,
+                    f"{build.label} runs on {b.gpu_name(gpu)} only through PTX JIT: the first start compiles kernels (slow)",
+                    (
+                        cc_line,
+                        f"{build.label} is compiled for {arch} ({source}): no SASS for {cc}, PTX for a lower compute capability",
+                    ),
+                    _ptx_fix(facts, matrix, build, cc),
+                )
+
+
+def _ptx_fix(facts: Facts, matrix: "Matrix", build: b.Build, cc: str):
+    from ..model import Fix
+
+    choice, _why = b.solve_for(facts, matrix, build.framework)
+    if choice is None or any("through PTX JIT" in note for note in choice.notes):
+        return Fix(
+            f"No {build.name} build that fits this machine has native code for {cc}: expect a slow first start; the compiled kernels are cached for later runs",
+            (),
+            b.TORCH_URL if build.framework == "torch" else b.TF_PIP_URL,
+        )
+    return b.install_fix(facts, matrix, build.framework, f"For native code on {cc} (no JIT on first start)")
+
+
+CHECKS = (gpu_arch_not_in_build,)

@@ -1,0 +1,272 @@
+"""Libraries a framework build loads at run time: TensorFlow's CUDA/cuDNN libraries, the cuDNN version that will
+be loaded, LD_LIBRARY_PATH shadowing the framework's own libraries, and TensorFlow on native Windows.
+
+Linux (and WSL2) only for the loader rules: the Windows DLL search is another story. Pure: reads Facts and Matrix."""
+
+from __future__ import annotations
+
+import re
+from typing import TYPE_CHECKING, Iterator
+
+from ..model import Facts, Finding, Fix, Library, Section, Severity
+from . import _builds as b
+
+if TYPE_CHECKING:
+    from ..matrix.model import Matrix
+
+_SONAME_MAJOR = re.compile(r"\.so\.(\d+)")
+
+
+def lib_version(lib: Library) -> tuple[int, ...] | None:
+    """The library's version, or at least its soname major (libcudnn.so.8 -> (8,))."""
+    v = b.vt(lib.version)
+    if v:
+        return v
+    m = _SONAME_MAJOR.search(lib.path or "")
+    return (int(m.group(1)),) if m else None
+
+
+def _dir(path: str) -> str:
+    return path.rsplit("/", 1)[0].rstrip("/") if "/" in path else ""
+
+
+def ld_dirs(facts: Facts) -> list[str]:
+    value = facts.host.env.get("LD_LIBRARY_PATH") if facts.host and facts.host.env else None
+    return [d.rstrip("/") for d in (value or "").split(":") if d]
+
+
+def _linux(facts: Facts) -> bool:
+    os = b.host_os(facts)
+    return os == "linux"
+
+
+def _older(have: tuple[int, ...], need: tuple[int, ...]) -> bool | None:
+    """have < need compared on the components both know (None when only the major is known and it is equal)."""
+    n = min(len(have), len(need), 2)
+    if have[0] != need[0]:
+        return have[0] < need[0]
+    if n < 2:
+        return None
+    return have[:n] < need[:n]
+
+
+def _vstr(v: tuple[int, ...]) -> str:
+    return ".".join(map(str, v))
+
+
+# -- tf-missing-gpu-libs ------------------------------------------------------------------------------------------
+
+
+def tf_missing_gpu_libs(facts: Facts, matrix: "Matrix | None") -> Iterator[Finding]:
+    if matrix is None or not facts.gpus or not _linux(facts):
+        return
+    build = next((x for x in b.builds(facts, matrix) if x.framework == "tensorflow"), None)
+    if build is None or not build.cuda or build.cuda_major is None:
+        return
+    libs = facts.libraries
+    packages = facts.python_packages
+    missing = []
+    evidence = [f"{build.label} is a CUDA {build.cuda} build" + (f" (cuDNN {build.cudnn})" if build.cudnn else "")]
+    cuda_major = build.cuda_major
+    for kind, wheel, need_major in (
+        ("libcudart", f"nvidia-cuda-runtime-cu{cuda_major}", cuda_major),
+        ("libcudnn", f"nvidia-cudnn-cu{cuda_major}", b.vt(build.cudnn)[0] if build.cudnn and b.vt(build.cudnn) else None),
+    ):
+        found = getattr(libs, kind) if libs else None
+        installed = packages.get(wheel) if packages is not None else None
+        if installed:
+            continue
+        if found is None or packages is None:
+            return  # cannot tell: unknown never raises an error
+        versions = [lib_version(lib) for lib in found]
+        if need_major is None:
+            if found:
+                continue
+        elif any(v and v[0] == need_major for v in versions):
+            continue
+        elif kind == "libcudnn" and found:
+            continue  # a cuDNN of another major: cudnn-version-mismatch says so
+        missing.append((kind, wheel, need_major))
+        evidence.append(f"no {kind}.so.{need_major or '*'} found by the loader and no {wheel} wheel installed")
+    if not missing:
+        return
+    release = build.tf_release
+    if release is not None and release.has_and_cuda:
+        fix = b.install_fix(
+            facts, matrix, "tensorflow", "Install TensorFlow with its CUDA libraries (the `and-cuda` extra)", prefer_version=build.version if b.vt(build.version) and len(b.vt(build.version)) >= 3 else None
+        )
+    elif release is not None:
+        fix = Fix(
+            f"tensorflow {release.series} has no `and-cuda` extra: install CUDA {release.cuda} and cuDNN {release.cudnn} and put their lib64 on LD_LIBRARY_PATH, "
+            "or upgrade to a TensorFlow 2.14+ with `pip install 'tensorflow[and-cuda]'`",
+            b.install_fix(facts, matrix, "tensorflow", "upgrade").commands,
+            "https://www.tensorflow.org/install/source#gpu",
+        )
+    else:
+        fix = Fix("Install the CUDA libraries with `pip install 'tensorflow[and-cuda]'`", ("pip install 'tensorflow[and-cuda]'",), b.TF_PIP_URL)
+    yield Finding(
+        "tf-missing-gpu-libs", Severity.ERROR, Section.TENSORFLOW,
+        f"{build.label} cannot use the GPU: its CUDA {'and cuDNN ' if len(missing) > 1 else ''}libraries are not installed"
+        if len(missing) > 1 or missing[0][0] == "libcudart" else f"{build.label} cannot use the GPU: cuDNN {build.cudnn} is not installed",
+        tuple(evidence),
+        fix,
+    )
+
+
+# -- tf-windows-native-gpu-unsupported ----------------------------------------------------------------------------
+
+
+def tf_windows_native_gpu_unsupported(facts: Facts, matrix: "Matrix | None") -> Iterator[Finding]:
+    if matrix is None or b.host_os(facts) != "windows" or b.is_wsl(facts) or not facts.gpus:
+        return
+    build = next((x for x in b.builds(facts, matrix) if x.framework == "tensorflow"), None)
+    if build is None:
+        return
+    last = matrix.tf_release(matrix.tf_windows_gpu_last)
+    v = b.vt(build.version)
+    if last is None or v[:2] <= b.vt(last.series)[:2]:
+        return
+    from dataclasses import replace
+
+    from ..matrix.solver import NoFit, install_commands, solve, target_from_facts
+
+    target = target_from_facts(facts, matrix=matrix)
+    pythons = last.windows_python or last.python
+    py = b.python_minor(facts)
+    py_text = f"Python {pythons[0]}–{pythons[-1]}" + (f" (this is Python {py})" if py else "")
+    commands: tuple[str, ...] = ()
+    wsl_text = "use WSL2"
+    try:
+        wsl_choice = solve(matrix, replace(target, os="linux", wsl=True), "tensorflow")
+        commands = ("wsl --install",) + tuple(f"{c}   # inside WSL2" for c in install_commands(wsl_choice))
+        wsl_text = f"use WSL2 ({matrix.tf_wsl_min_windows} or later) and install {wsl_choice.label} there"
+    except NoFit:
+        pass
+    route = f"native-Windows GPU needs tensorflow {last.latest} with {py_text}, CUDA {last.windows_cuda} and cuDNN {last.windows_cudnn} from conda ({' '.join(matrix.tf_windows_gpu_conda)})"
+    yield Finding(
+        "tf-windows-native-gpu-unsupported", Severity.ERROR, Section.TENSORFLOW,
+        f"{build.label} has no GPU support on native Windows: it runs on the CPU only",
+        (
+            f"native Windows{' ' + facts.host.os_release if facts.host and facts.host.os_release else ''} with {len(facts.gpus)} NVIDIA GPU(s)",
+            f"GPU support on native Windows ended with TensorFlow {last.series}; {build.label} is newer",
+        ),
+        Fix(f"To train on the GPU, {wsl_text}; or the last native route: {route}", commands, "https://www.tensorflow.org/install/pip#windows-wsl2"),
+    )
+
+
+# -- cudnn-version-mismatch and ld-library-path-wrong-cuda-libs ---------------------------------------------------
+
+
+def cudnn_version_mismatch(facts: Facts, matrix: "Matrix | None") -> Iterator[Finding]:
+    if matrix is None or not _linux(facts):
+        return
+    dirs = set(ld_dirs(facts))
+    for build in b.builds(facts, matrix):
+        need = b.vt(build.cudnn)
+        if not build.cuda or need is None or build.cuda_major is None:
+            continue
+        wheel = f"nvidia-cudnn-cu{build.cuda_major}"
+        own = (facts.python_packages or {}).get(wheel)
+        libs = facts.libraries.libcudnn if facts.libraries else None
+        shadowing = _first_same_major(libs or (), need[0])
+        if shadowing is not None and _dir(shadowing.path or "") in dirs:
+            continue  # the loader takes the LD_LIBRARY_PATH copy first: ld-library-path-wrong-cuda-libs judges it
+        if own:
+            have = b.vt(own)
+            if have and (have[0] != need[0] or _older(have, need)):
+                yield _cudnn_finding(facts, matrix, build, f"{wheel} {own} is installed", have, need, wheel)
+            continue
+        if build.framework == "torch" or libs is None or not libs:
+            continue  # torch without a cuDNN wheel bundles its own; no library facts: cannot tell
+        if shadowing is not None:
+            have = lib_version(shadowing)
+            if have and _older(have, need):
+                yield _cudnn_finding(facts, matrix, build, f"the loader finds cuDNN {_vstr(have)} first ({shadowing.path})", have, need, wheel)
+            continue
+        have = lib_version(libs[0])
+        if have and have[0] != need[0]:
+            yield _cudnn_finding(facts, matrix, build, f"the loader finds only cuDNN {_vstr(have)} ({libs[0].path}), no cuDNN {need[0]}", have, need, wheel)
+
+
+def _first_same_major(libs: tuple[Library, ...], major: int) -> Library | None:
+    for lib in libs:
+        v = lib_version(lib)
+        if v and v[0] == major:
+            return lib
+    return None
+
+
+def _cudnn_finding(facts: Facts, matrix: "Matrix", build: b.Build, found: str, have: tuple[int, ...], need: tuple[int, ...], wheel: str) -> Finding:
+    kind = "of another major" if have[0] != need[0] else "older"
+    need_text = _vstr(need)
+    if build.framework == "tensorflow" and build.tf_release is not None and build.tf_release.has_and_cuda:
+        pin = build.tf_release.and_cuda_pin(wheel)
+        if pin and "==" in pin:
+            fix = Fix(f"Install the cuDNN {build.label} was built with", (f"pip install '{pin}'",), b.TF_PIP_URL)
+        else:
+            fix = Fix(f"Install a cuDNN {need[0]}.x at least {need_text}", (f"pip install '{wheel}>={need_text},<{need[0] + 1}'",), b.TF_PIP_URL)
+    elif build.framework == "torch":
+        fix = Fix(
+            f"Reinstall {build.label} so that pip puts back the cuDNN it pins (another package replaced it)",
+            (f"pip install --force-reinstall 'torch=={build.version.split('+')[0]}'" + (f" --index-url {matrix.torch_index(build.torch_variant.tag)}" if build.torch_variant else ""),),
+            b.TORCH_PREVIOUS_URL,
+        )
+    else:
+        fix = Fix(
+            f"Install cuDNN {need_text} for CUDA {build.cuda} and put it first on the loader path, or move to a TensorFlow 2.14+ with `and-cuda`",
+            b.install_fix(facts, matrix, "tensorflow", "upgrade").commands,
+            "https://docs.nvidia.com/deeplearning/cudnn/latest/support-matrix/index.html",
+        )
+    return Finding(
+        "cudnn-version-mismatch", Severity.ERROR, Section.CUDNN,
+        f"cuDNN {_vstr(have)} is {kind} than the cuDNN {need_text} {build.label} was built with",
+        (found, f"{build.label} needs cuDNN {need[0]}.x >= {need_text} (same major, equal or newer minor)"),
+        fix,
+    )
+
+
+def ld_library_path_wrong_cuda_libs(facts: Facts, matrix: "Matrix | None") -> Iterator[Finding]:
+    if matrix is None or not _linux(facts) or facts.libraries is None:
+        return
+    dirs = ld_dirs(facts)
+    if not dirs:
+        return
+    for build in b.builds(facts, matrix):
+        if not build.cuda or build.cuda_major is None:
+            continue
+        checks = [("libcudart", "CUDA runtime", b.vt(build.cuda)[:2]), ("libcudnn", "cuDNN", b.vt(build.cudnn))]
+        for kind, what, need in checks:
+            libs = getattr(facts.libraries, kind)
+            if not libs or not need:
+                continue
+            first = _first_same_major(libs, need[0])
+            if first is None or _dir(first.path or "") not in dirs:
+                continue
+            have = lib_version(first)
+            if not have or not _older(have, need):
+                continue
+            directory = _dir(first.path)
+            rest = [d for d in dirs if d != directory]
+            export = f"export LD_LIBRARY_PATH={':'.join(rest)}" if rest else "unset LD_LIBRARY_PATH"
+            yield Finding(
+                "ld-library-path-wrong-cuda-libs", Severity.ERROR, Section.ENVIRONMENT,
+                f"LD_LIBRARY_PATH puts {what} {_vstr(have)} before the {what} {_vstr(need)}+ that {build.label} needs",
+                (
+                    f"LD_LIBRARY_PATH={':'.join(dirs)}",
+                    f"the loader finds {first.path} ({what} {_vstr(have)}) first: LD_LIBRARY_PATH wins over the framework's own libraries",
+                    f"{build.label} needs {what} {need[0]}.x >= {_vstr(need)}",
+                ),
+                Fix(
+                    f"Remove {directory} from LD_LIBRARY_PATH (the framework brings its own {what}; also check ~/.bashrc and module files)",
+                    (export,),
+                    "https://docs.nvidia.com/deeplearning/cudnn/latest/installation/linux.html",
+                ),
+            )
+
+
+CHECKS = (
+    tf_missing_gpu_libs,
+    tf_windows_native_gpu_unsupported,
+    cudnn_version_mismatch,
+    ld_library_path_wrong_cuda_libs,
+)

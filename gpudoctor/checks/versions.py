@@ -1,0 +1,185 @@
+"""Version rules: the driver against each framework build's CUDA, the Python against the wheels, the local nvcc
+against the framework's CUDA for extension builds, and versions the matrix does not know.
+
+Every rule is pure (Facts, Matrix) -> findings. Unknown facts never raise an error; a version the matrix does not
+know gives matrix-unknown-version (info) and the general rules (CUDA's minor-version compatibility, which needs
+no framework data)."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Iterator
+
+from ..model import Facts, Finding, Fix, Section, Severity
+from . import _builds as b
+
+if TYPE_CHECKING:
+    from ..matrix.model import Matrix
+
+
+def matrix_unknown_version(facts: Facts, matrix: "Matrix | None") -> Iterator[Finding]:
+    if matrix is None:
+        return
+    for build in b.builds(facts, matrix):
+        releases = matrix.torch if build.framework == "torch" else matrix.tensorflow
+        newest, oldest = releases[-1], releases[0]
+        v = b.vt(build.version)
+        if build.torch_release is None and build.tf_release is None:
+            if v[:2] > b.vt(newest.latest)[:2]:
+                where = f"newer than the compatibility matrix knows (it knows up to {newest.latest}, reviewed {matrix.reviewed})"
+            else:
+                where = f"not in the compatibility matrix (it covers {oldest.latest} to {newest.latest})"
+            yield Finding(
+                "matrix-unknown-version", Severity.INFO, build.section,
+                f"{build.label} is {where}: only the general rules were applied",
+                (f"{build.label} installed", f"matrix reviewed {matrix.reviewed}"),
+                Fix("Update gpudoctor for a newer matrix; the CUDA driver rules still apply", ("pip install -U gpudoctor",)),
+            )
+        elif build.framework == "torch" and build.cuda and build.torch_variant is None:
+            yield Finding(
+                "matrix-unknown-version", Severity.INFO, build.section,
+                f"{build.label}: the matrix does not know a CUDA {build.cuda} variant of torch {build.torch_release.series}: only the general rules were applied",
+                (f"known variants of torch {build.torch_release.series}: {', '.join(v.tag for v in build.torch_release.variants)}",),
+            )
+        if build.cuda and b.vt(build.cuda) and matrix.mvc_floor(build.cuda_major) is None and build.cuda_major >= 11:
+            yield Finding(
+                "matrix-unknown-version", Severity.INFO, Section.CUDA,
+                f"CUDA {build.cuda} (of {build.label}) is newer than the matrix knows: its driver requirement was not checked",
+                (f"the matrix knows CUDA up to {matrix.newest_cuda()} (reviewed {matrix.reviewed})",),
+            )
+
+
+def driver_too_old_for_cuda_build(facts: Facts, matrix: "Matrix | None") -> Iterator[Finding]:
+    from ..matrix.model import arch_support, try_vtuple
+    from ..matrix.solver import driver_os, driver_verdict
+
+    driver = facts.driver
+    if matrix is None or not facts.gpus or driver is None or not (driver.version or driver.cuda_version):
+        return
+    os = driver_os(b.host_os(facts), b.is_wsl(facts))
+    have = driver.version or f"with CUDA {driver.cuda_version}"
+    for build in b.builds(facts, matrix):
+        if not build.cuda or b.vt(build.cuda) is None:
+            continue
+        dv = driver_verdict(matrix, build.cuda, driver.version, driver.cuda_version, os)
+        supports = f"driver {have} supports CUDA {dv.driver_cuda or 'unknown'}"
+        if dv.ok is False:
+            major = build.cuda_major
+            rule = (
+                f"minor-version compatibility floor of CUDA {major}.x" if major >= 11 else f"CUDA {build.cuda} has no minor-version compatibility"
+            )
+            evidence = (supports, f"{build.label} is built with CUDA {build.cuda}: it needs driver >= {dv.need} ({rule})")
+            upgrade = f"or upgrade the NVIDIA driver to >= {dv.need} to keep {build.label}"
+            if dv.full and dv.full != dv.need:
+                upgrade += f" (>= {dv.full} for CUDA {build.cuda}'s full feature set)"
+            yield Finding(
+                "driver-too-old-for-cuda-build", Severity.ERROR, build.section,
+                f"NVIDIA driver {have} is too old for {build.label} (CUDA {build.cuda})", evidence,
+                _with_url(b.install_fix(facts, matrix, build.framework, f"{build.name} cannot start CUDA with this driver", upgrade), b.DRIVER_URL),
+            )
+            continue
+        # Minor-version compatibility does not cover JIT of PTX newer than the driver: a GPU that this build serves
+        # only through PTX needs a driver whose CUDA is at least the build's.
+        if dv.ok and not dv.native and build.arch and dv.driver_cuda and try_vtuple(dv.driver_cuda)[:2] < b.vt(build.cuda)[:2]:
+            for gpu in facts.gpus:
+                cc = b.gpu_cc(gpu, matrix)
+                if cc and arch_support(build.arch, cc) == "ptx":
+                    yield Finding(
+                        "driver-too-old-for-cuda-build", Severity.ERROR, build.section,
+                        f"{b.gpu_name(gpu)} needs PTX JIT for {build.label}, and driver {have} is too old to compile CUDA {build.cuda} PTX",
+                        (
+                            supports,
+                            f"{b.gpu_name(gpu)} has compute capability {cc}; {build.label} has no SASS for it, only PTX ({' '.join(a for a in build.arch if a.startswith('compute_'))})",
+                            "minor-version compatibility does not cover JIT of PTX made by a newer CUDA than the driver's",
+                        ),
+                        _with_url(
+                            b.install_fix(facts, matrix, build.framework, "Install a build with native code for this GPU", f"or upgrade the driver to >= {dv.full or dv.need}"),
+                            b.MVC_URL,
+                        ),
+                    )
+                    break
+
+
+def python_version_no_wheel(facts: Facts, matrix: "Matrix | None") -> Iterator[Finding]:
+    py = b.python_minor(facts)
+    if matrix is None or py is None:
+        return
+    native_windows = b.host_os(facts) == "windows" and not b.is_wsl(facts)
+    for build in b.builds(facts, matrix):
+        release = build.torch_release or build.tf_release
+        if release is None:
+            continue
+        pythons = release.python
+        if py in pythons:
+            continue
+        if native_windows and build.tf_release is not None and build.tf_release.windows_python and py in build.tf_release.windows_python:
+            continue
+        first, last = pythons[0], pythons[-1]
+        yield Finding(
+            "python-version-no-wheel", Severity.ERROR, build.section,
+            f"Python {py} has no wheel of {build.framework} {release.series}",
+            (f"this Python is {facts.host.python}", f"{build.framework} {release.series} has wheels for Python {first}–{last}"),
+            b.install_fix(
+                facts, matrix, build.framework, f"Use a {build.framework} release with wheels for Python {py}",
+                f"or use Python {first}–{last} for {build.framework} {release.series}",
+            ),
+        )
+
+
+def cuda_toolkit_major_mismatch_for_extensions(facts: Facts, matrix: "Matrix | None") -> Iterator[Finding]:
+    toolkits = facts.cuda_toolkits
+    if not toolkits:
+        return
+    fw = facts.frameworks.torch if facts.frameworks else None
+    if fw is None or not fw.cuda or fw.hip or b.vt(fw.cuda) is None:
+        return
+    cuda_home = None
+    if facts.host and facts.host.env:
+        cuda_home = facts.host.env.get("CUDA_HOME") or facts.host.env.get("CUDA_PATH")
+    used = None
+    if cuda_home:
+        used = next((t for t in toolkits if t.path and t.path.rstrip("/\\") == cuda_home.rstrip("/\\")), None)
+    if used is None:
+        used = next((t for t in toolkits if t.on_path), None)
+    if used is None or b.vt(used.version) is None:
+        return
+    want = b.vt(fw.cuda)[0]
+    if b.vt(used.version)[0] == want:
+        return
+    label = f"torch {fw.version or ''}".strip()
+    right = [t for t in toolkits if t.version and b.vt(t.version) and b.vt(t.version)[0] == want and t.path]
+    if right:
+        path = right[0].path
+        fix = Fix(
+            f"Point the extension build at the installed CUDA {right[0].version} toolkit",
+            (f"export CUDA_HOME={path}", f"export PATH={path}/bin:$PATH"),
+            "https://pytorch.org/docs/stable/cpp_extension.html",
+        )
+    else:
+        fix = Fix(
+            f"Install a CUDA {fw.cuda} toolkit (any {want}.x works for extensions) and set CUDA_HOME to it before building extensions",
+            (f"export CUDA_HOME=/usr/local/cuda-{fw.cuda}",),
+            "https://developer.nvidia.com/cuda-toolkit-archive",
+        )
+    where = f"CUDA_HOME={cuda_home}" if cuda_home and used.path and used.path.rstrip("/") == cuda_home.rstrip("/") else "nvcc on PATH"
+    yield Finding(
+        "cuda-toolkit-major-mismatch-for-extensions", Severity.WARNING, Section.CUDA,
+        f"The local CUDA toolkit is {used.version} but {label} is built with CUDA {fw.cuda}: building CUDA extensions will fail",
+        (
+            f"{where}: CUDA {used.version} ({used.path or 'path unknown'})",
+            f"{label} is built with CUDA {fw.cuda}; torch.utils.cpp_extension refuses a toolkit of another major",
+            "running the framework itself needs no local toolkit: this matters only for compiling extensions",
+        ),
+        fix,
+    )
+
+
+def _with_url(fix: Fix, url: str) -> Fix:
+    return Fix(fix.summary, fix.commands, fix.url or url)
+
+
+CHECKS = (
+    matrix_unknown_version,
+    driver_too_old_for_cuda_build,
+    python_version_no_wheel,
+    cuda_toolkit_major_mismatch_for_extensions,
+)
