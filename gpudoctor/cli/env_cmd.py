@@ -163,6 +163,11 @@ def _run(
         target_summary=summary,
         docker_choice=plan.docker_choice,
         invocation=_invocation(framework, version, python, snapshot, gpus, driver, os_name, cpu, name),
+        docker_target_summary=(
+            summarize_target(plan.docker_target, gpu_names)
+            if plan.docker_target is not None and plan.docker_target != target
+            else None
+        ),
     )
     files = render_files(fileset, plan.formats)
     try:

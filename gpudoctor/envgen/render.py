@@ -45,6 +45,7 @@ class FileSet:
     target_summary: str
     docker_choice: Any = None
     invocation: str | None = None
+    docker_target_summary: str | None = None  # when the container's machine differs from the target (Windows, macOS)
 
 
 def default_env_name(choice: Any) -> str:
@@ -64,15 +65,18 @@ def check_env_name(name: str) -> str:
 
 
 def build_label(choice: Any) -> str:
-    """ "torch 2.14.1 (cu126 wheels, CUDA 12.6)", "tensorflow 2.21.0 (CPU build)"."""
-    if choice.variant == "cpu" or (choice.cuda is None and choice.variant not in ("and-cuda",)):
+    """ "torch 2.14.1 (cu126 wheels, CUDA 12.6)", "tensorflow 2.21.0 (and-cuda extra: CUDA 12.5 as nvidia-* wheels)"."""
+    variant, cuda = choice.variant, choice.cuda
+    if variant == "cpu" or (cuda is None and variant != "and-cuda"):
         kind = "CPU build"
-    elif choice.variant == "and-cuda":
-        kind = f"[and-cuda] extra, CUDA {choice.cuda}" if choice.cuda else "[and-cuda] extra"
-    elif choice.cuda:
-        kind = f"{choice.variant} wheels, CUDA {choice.cuda}"
+    elif variant == "and-cuda":
+        kind = f"and-cuda extra: CUDA {cuda} as nvidia-* wheels" if cuda else "and-cuda extra"
+    elif variant.endswith("-conda"):
+        kind = f"CUDA {cuda} and cuDNN from conda-forge"
+    elif variant.endswith("-system"):
+        kind = f"needs CUDA {cuda} and cuDNN installed on the system"
     else:
-        kind = f"{choice.variant} wheels"
+        kind = f"{variant} wheels, CUDA {cuda}"
     return f"{choice.framework} {choice.version} ({kind})"
 
 
@@ -82,8 +86,10 @@ def header_lines(fileset: FileSet, choice: Any, filename: str) -> list[str]:
     lines = [
         f"{filename}: written by gpudoctor {__version__} ({invocation})",
         f"Target machine: {_one_line(fileset.target_summary)}",
-        f"Installs: {build_label(choice)}, Python {choice.python}",
     ]
+    if filename == FILENAMES["docker"] and fileset.docker_target_summary:
+        lines.append(f"The container runs Linux, so it gets its own build, for: {_one_line(fileset.docker_target_summary)}")
+    lines.append(f"Installs: {build_label(choice)}, Python {choice.python}")
     if choice.index_url:
         lines.append(f"Wheel index: {choice.index_url}")
     if choice.conda_packages:
@@ -139,6 +145,7 @@ def context(fileset: FileSet, fmt: str, choice: Any | None = None) -> dict[str, 
         "channels": list(CONDA_CHANNELS),
         "conda_dependencies": [f"python={choice.python}", "pip", *choice.conda_packages],
         "docker_pip_lines": docker_lines,
+        "docker_needs_system_cuda": choice.variant.endswith("-system"),
         "smoke_command": json.dumps(["python", "-c", _SMOKE.get(choice.framework, "print('ok')")]),
     }
 

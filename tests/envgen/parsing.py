@@ -8,6 +8,9 @@ import tomllib
 import yaml
 from packaging.requirements import Requirement
 
+from gpudoctor import __version__
+from gpudoctor.envgen.render import default_env_name
+
 
 def requirements_file(text: str) -> tuple[list[str], list[Requirement]]:
     """(pip option lines such as "--index-url URL", requirements), parsed as pip reads a requirements file."""
@@ -86,3 +89,54 @@ def pins(requirements: list[Requirement]) -> dict[str, str]:
         key = req.name + (f"[{','.join(sorted(req.extras))}]" if req.extras else "")
         out[key] = specs[0].version
     return out
+
+
+def assert_files_mean(files: dict[str, str], choice, docker_choice=None, name=None):
+    """Every generated file parses and installs exactly ``choice`` (the Dockerfile: ``docker_choice``)."""
+    expected_options = [f"--index-url {choice.index_url}"] if choice.index_url else []
+    expected_pins = pins([Requirement(p) for p in choice.packages])
+    for filename, text in files.items():
+        assert text.startswith("# ") and text.endswith("\n") and not text.endswith("\n\n")
+        assert text.splitlines()[0].startswith(f"# {filename}: written by gpudoctor {__version__}")
+        installs = (docker_choice or choice) if filename == "Dockerfile" else choice
+        for line in (*installs.reasons, *installs.notes):  # the explanation heads every file
+            assert f"#   - {' '.join(line.split())}\n" in text
+    if "environment.yml" in files:
+        data = environment_yml(files["environment.yml"])
+        assert data["name"] == (name or default_env_name(choice))
+        assert data["channels"][0] == "conda-forge"
+        deps = [d for d in data["dependencies"] if isinstance(d, str)]
+        assert deps[:2] == [f"python={choice.python}", "pip"]
+        assert deps[2:] == list(choice.conda_packages)
+        options, requirements = conda_pip_section(data)
+        assert options == expected_options
+        assert pins(requirements) == expected_pins
+    if "requirements.txt" in files:
+        options, requirements = requirements_file(files["requirements.txt"])
+        assert options == expected_options
+        assert pins(requirements) == expected_pins
+        assert [str(r) for r in requirements] == [str(Requirement(p)) for p in choice.packages]
+    if "Dockerfile" in files:
+        docker = docker_choice or choice
+        options, requirements, image = dockerfile_pip(files["Dockerfile"])
+        assert image == f"python:{docker.python}-slim"
+        assert options == ([f"--index-url {docker.index_url}"] if docker.index_url else [])
+        assert pins(requirements) == pins([Requirement(p) for p in docker.packages])
+        gpu = docker.variant != "cpu" and (docker.cuda is not None or docker.variant == "and-cuda")
+        assert ("docker run --gpus all" in files["Dockerfile"]) == gpu
+        assert ("NVIDIA Container Toolkit" in files["Dockerfile"]) == gpu
+        if docker is choice and "requirements.txt" in files:  # the same pins as requirements.txt, in the same order
+            r_options, r_requirements = requirements_file(files["requirements.txt"])
+            assert (options, [str(r) for r in requirements]) == (r_options, [str(r) for r in r_requirements])
+    if "pyproject-uv.toml" in files:
+        data = uv_pyproject(files["pyproject-uv.toml"])
+        assert data["project"]["requires-python"] == f"=={choice.python}.*"
+        assert data["project"]["dependencies"] == list(choice.packages)
+        if choice.index_url:
+            (index,) = data["tool"]["uv"]["index"]
+            assert index["url"] == choice.index_url and index["explicit"] is True
+            sources = data["tool"]["uv"]["sources"]
+            assert set(sources) == {Requirement(p).name for p in choice.packages}
+            assert all(src == [{"index": index["name"]}] for src in sources.values())
+        else:
+            assert "tool" not in data

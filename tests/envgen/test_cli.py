@@ -1,0 +1,184 @@
+"""`gpudoctor env` end to end (real solver, real matrix, described machines and snapshots): exit codes, one-line
+errors, files written only when they may be, stdout and --json."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+from click.testing import CliRunner
+
+from gpudoctor.cli import main
+from gpudoctor.envgen.render import FILENAMES, FORMATS
+
+from . import parsing
+
+V100_R580 = ["--gpu", "Tesla V100", "--driver", "580.65.06"]
+GTX1080_R470 = ["--gpu", "GeForce GTX 1080", "--driver", "470.256.02"]
+
+
+def run(*args: str):
+    return CliRunner().invoke(main, ["env", *args], catch_exceptions=False)
+
+
+def one_line_error(result, code: int = 2) -> str:
+    assert result.exit_code == code, result.output + result.stderr
+    assert result.stdout == ""
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("gpudoctor env: error: "), result.stderr
+    assert "Traceback" not in result.stderr
+    return lines[0]
+
+
+def test_writes_every_file_prints_paths_and_next_commands(tmp_path):
+    result = run("--framework", "torch", *V100_R580, "-o", str(tmp_path))
+    assert result.exit_code == 0, result.output + result.stderr
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted(FILENAMES.values())
+    for name in FILENAMES.values():
+        assert str(tmp_path / name) in result.stdout
+    assert f"conda env create -f {tmp_path / 'environment.yml'}" in result.stdout
+    assert "gpudoctor verify" in result.stdout
+    assert "V100 (CC 7.0), NVIDIA driver 580.65.06" in result.stdout
+    _, requirements = parsing.requirements_file((tmp_path / "requirements.txt").read_text())
+    assert "torch" in parsing.pins(requirements)
+
+
+@pytest.mark.parametrize("fmt", FORMATS)
+def test_format_writes_only_that_file(tmp_path, fmt):
+    result = run("--framework", "torch", *V100_R580, "--format", fmt, "-o", str(tmp_path))
+    assert result.exit_code == 0, result.output + result.stderr
+    assert [p.name for p in tmp_path.iterdir()] == [FILENAMES[fmt]]
+
+
+def test_existing_file_is_refused_byte_identical_and_nothing_else_written(tmp_path):
+    mine = b"# mine\nnumpy==1.26.4\r\n"
+    (tmp_path / "requirements.txt").write_bytes(mine)
+    result = run("--framework", "torch", *V100_R580, "-o", str(tmp_path))
+    line = one_line_error(result)
+    assert "requirements.txt already exists" in line and "--force" in line
+    assert (tmp_path / "requirements.txt").read_bytes() == mine
+    assert [p.name for p in tmp_path.iterdir()] == ["requirements.txt"]
+
+
+def test_second_run_is_refused_and_force_overwrites(tmp_path):
+    assert run("--framework", "tf", *V100_R580, "-o", str(tmp_path)).exit_code == 0
+    before = {p.name: p.read_bytes() for p in tmp_path.iterdir()}
+    one_line_error(run("--framework", "torch", *V100_R580, "-o", str(tmp_path)))
+    assert {p.name: p.read_bytes() for p in tmp_path.iterdir()} == before
+    result = run("--framework", "torch", *V100_R580, "-o", str(tmp_path), "--force")
+    assert result.exit_code == 0
+    assert "torch" in (tmp_path / "requirements.txt").read_text()
+
+
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (["--gpu", "GeForce RTX 9999 Hyper", "--driver", "550.54.15"], "unknown GPU 'GeForce RTX 9999 Hyper'"),
+        (["--gpu", "RTX 4090", "--driver", "five-fifty"], "--driver 'five-fifty'"),
+        (["--driver", "550.54.15"], "--driver describes the GPU's driver"),
+        (["--gpu", "RTX 4090", "--python", "3"], "--python '3'"),
+        (["--gpu", "RTX 4090", "--name", "my env"], "--name 'my env'"),
+        (["--for", "snap.json", "--gpu", "RTX 4090"], "--for SNAPSHOT and --gpu/--driver/--os"),
+        (["--for", "does-not-exist.json"], "cannot read snapshot does-not-exist.json"),
+    ],
+)
+def test_usage_errors_are_one_line_exit_2(tmp_path, monkeypatch, args, message):
+    monkeypatch.chdir(tmp_path)
+    line = one_line_error(run("--framework", "torch", *args))
+    assert message in line
+    assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize(
+    "content, message",
+    [("{not json", "not valid JSON"), ('{"gpus": "RTX 4090"}', "key 'gpus' must be a list"), ("[]", "JSON object")],
+)
+def test_bad_snapshot_is_one_line_exit_2(tmp_path, content, message):
+    snap = tmp_path / "snap.json"
+    snap.write_text(content)
+    line = one_line_error(run("--framework", "torch", "--for", str(snap), "-o", str(tmp_path / "out")))
+    assert message in line
+    assert not (tmp_path / "out").exists()
+
+
+def test_snapshot_and_description_give_the_same_choice(tmp_path):
+    snap = tmp_path / "v100.json"
+    snap.write_text(json.dumps({
+        "schema": "gpudoctor.facts/1",
+        "host": {"os": "linux", "arch": "x86_64", "wsl": None, "python": "3.12.3"},
+        "driver": {"version": "580.65.06", "cuda_version": "13.0", "kernel_module": "nvidia"},
+        "gpus": [{"index": 0, "name": "Tesla V100-SXM2-16GB", "compute_capability": "7.0"}],
+    }))
+    from_snapshot = run("--framework", "torch", "--for", str(snap), "--python", "3.12", "--json", "--format", "pip", "-o", str(tmp_path / "a"))
+    described = run("--framework", "torch", *V100_R580, "--python", "3.12", "--json", "--format", "pip", "-o", str(tmp_path / "b"))
+    assert from_snapshot.exit_code == described.exit_code == 0, from_snapshot.output + described.output
+    a, b = json.loads(from_snapshot.stdout), json.loads(described.stdout)
+    assert a["choice"] == b["choice"]
+    assert a["source"] == f"snapshot {snap}"
+    assert "Tesla V100-SXM2-16GB (CC 7.0)" in a["target"]["summary"]
+
+
+def test_nothing_fits_exit_1_with_reasons_and_what_to_change(tmp_path):
+    result = run("--framework", "torch", "--framework-version", "2.8.0", *GTX1080_R470, "-o", str(tmp_path))
+    assert result.exit_code == 1, result.output + result.stderr
+    assert result.stdout.startswith("No torch build fits GeForce GTX 1080 (CC 6.1), NVIDIA driver 470.256.02")
+    assert "What to change:" in result.stdout
+    assert "Traceback" not in result.output
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_nothing_fits_json(tmp_path):
+    result = run("--framework", "torch", "--framework-version", "2.8.0", *GTX1080_R470, "--json", "-o", str(tmp_path))
+    assert result.exit_code == 1
+    data = json.loads(result.stdout)
+    assert data["ok"] is False and data["files"] == [] and data["reasons"]
+    assert data["schema"] == "gpudoctor.env/1"
+
+
+def test_json_prints_only_json_with_choice_and_files(tmp_path):
+    result = run("--framework", "torch", *V100_R580, "--json", "-o", str(tmp_path))
+    assert result.exit_code == 0
+    data = json.loads(result.stdout)  # nothing but JSON on stdout
+    assert data["ok"] is True and data["schema"] == "gpudoctor.env/1"
+    assert [f["format"] for f in data["files"]] == list(FORMATS)
+    assert all(os.path.exists(f["path"]) for f in data["files"])
+    assert data["choice"]["framework"] == "torch" and data["choice"]["packages"]
+    assert data["target"]["compute_capabilities"] == ["7.0"]
+
+
+def test_json_usage_error_is_json_too(tmp_path):
+    result = run("--framework", "torch", "--gpu", "RTX 9999 Hyper", "--json", "-o", str(tmp_path))
+    assert result.exit_code == 2
+    assert json.loads(result.stdout)["ok"] is False
+
+
+def test_cpu_flag_says_so_plainly(tmp_path):
+    result = run("--framework", "torch", *V100_R580, "--cpu", "-o", str(tmp_path))
+    assert result.exit_code == 0, result.output
+    assert "CPU-only build" in result.stdout
+    assert "--gpus all" not in (tmp_path / "Dockerfile").read_text()
+
+
+def test_name_option(tmp_path):
+    result = run("--framework", "tf", *V100_R580, "--name", "Team.TF", "-o", str(tmp_path))
+    assert result.exit_code == 0
+    assert parsing.environment_yml((tmp_path / "environment.yml").read_text())["name"] == "Team.TF"
+    assert "docker build -t team.tf" in result.stdout
+
+
+def test_importing_the_command_loads_no_framework_and_no_jinja():
+    code = (
+        "import sys, gpudoctor.cli, gpudoctor.cli.env_cmd;"
+        "bad = [m for m in ('torch', 'tensorflow', 'jinja2') if m in sys.modules];"
+        "print(bad); sys.exit(1 if bad else 0)"
+    )
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+
+
+def test_help_runs():
+    result = run("--help")
+    assert result.exit_code == 0 and "--framework" in result.stdout and "--for" in result.stdout
