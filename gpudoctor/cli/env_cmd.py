@@ -20,6 +20,7 @@ from typing import Any, NoReturn
 import click
 
 from gpudoctor.errors import GpuDoctorError
+from gpudoctor.model import ExitCode
 
 JSON_SCHEMA = "gpudoctor.env/1"
 _FRAMEWORKS = {"torch": "torch", "pytorch": "torch", "tf": "tensorflow", "tensorflow": "tensorflow"}
@@ -119,7 +120,7 @@ def _run(
     os_name: str | None,
     cpu: bool,
 ) -> dict[str, Any]:
-    from gpudoctor.envgen.describe import DescriptionError, check_python_version, summarize_target
+    from gpudoctor.envgen.describe import DescriptionError, check_python_version, facts_warnings, summarize_target
     from gpudoctor.envgen.plan import make_plan
     from gpudoctor.envgen.render import FILENAMES, FileSet, check_env_name, default_env_name, render_files
     from gpudoctor.envgen.writer import OutputError, write_files
@@ -127,23 +128,24 @@ def _run(
 
     described = bool(gpus or driver or os_name)
     if snapshot and described:
-        raise _Exit(2, "--for SNAPSHOT and --gpu/--driver/--os both describe the target machine: give one of them")
+        raise _Exit(ExitCode.USAGE, "--for SNAPSHOT and --gpu/--driver/--os both describe the target machine: give one of them")
     try:
         if python:
             python = check_python_version(python)
         if name:
             check_env_name(name)
     except (DescriptionError, ValueError) as exc:
-        raise _Exit(2, str(exc)) from None
+        raise _Exit(ExitCode.USAGE, str(exc)) from None
 
     try:
         from gpudoctor.matrix import load_matrix
 
         matrix = load_matrix()
     except MatrixError as exc:
-        raise _Exit(3, f"the compatibility matrix does not load: {exc}") from None
+        raise _Exit(ExitCode.INTERNAL, f"the compatibility matrix does not load: {exc}") from None
 
-    target, gpu_names, source = _target(matrix, snapshot, gpus, driver, os_name, python)
+    target, gpu_names, source, facts = _target(matrix, snapshot, gpus, driver, os_name, python)
+    warnings = tuple(facts_warnings(facts, target)) if facts is not None and not cpu else ()
     summary = summarize_target(target, gpu_names)
 
     from gpudoctor.matrix.solver import NoFit
@@ -151,9 +153,9 @@ def _run(
     try:
         plan = make_plan(matrix, target, framework, version, cpu=cpu, formats=formats)
     except NoFit as exc:
-        raise _Exit(1, _no_fit_text(exc, framework, summary), _no_fit_json(exc, framework, target, summary)) from None
+        raise _Exit(ExitCode.PROBLEMS, _no_fit_text(exc, framework, summary), _no_fit_json(exc, framework, target, summary)) from None
     except GpuDoctorError as exc:
-        raise _Exit(2, str(exc)) from None
+        raise _Exit(ExitCode.USAGE, str(exc)) from None
 
     choice = plan.choice
     env_name = name or default_env_name(choice)
@@ -168,12 +170,13 @@ def _run(
             if plan.docker_target is not None and plan.docker_target != target
             else None
         ),
+        warnings=warnings,
     )
     files = render_files(fileset, plan.formats)
     try:
         written = write_files(output_dir, files, force=force)
     except (OutputExistsError, OutputError) as exc:
-        raise _Exit(2, str(exc)) from None
+        raise _Exit(ExitCode.USAGE, str(exc)) from None
 
     paths = {fmt: str(path) for fmt, path in zip(plan.formats, written)}
     next_steps = _next_steps(plan, paths, env_name, output_dir)
@@ -188,14 +191,15 @@ def _run(
             "name": env_name,
             "files": [{"format": fmt, "path": path} for fmt, path in paths.items()],
             "skipped": [{"format": fmt, "reason": why} for fmt, why in plan.skipped],
+            "warnings": list(warnings),
             "next": next_steps,
         },
-        "text": _report(plan, summary, source, paths, next_steps, FILENAMES),
+        "text": _report(plan, summary, source, paths, next_steps, FILENAMES, warnings),
     }
 
 
 def _target(matrix: Any, snapshot: str | None, gpus: tuple[str, ...], driver: str | None, os_name: str | None, python: str | None):
-    """(Target, GPU names for the summary, where the description came from)."""
+    """(Target, GPU names for the summary, where the description came from, the Facts if there are any)."""
     from gpudoctor.envgen.describe import DescriptionError, target_from_description
     from gpudoctor.errors import SnapshotError
     from gpudoctor.matrix.solver import target_from_facts
@@ -206,22 +210,22 @@ def _target(matrix: Any, snapshot: str | None, gpus: tuple[str, ...], driver: st
         try:
             text = Path(snapshot).read_text(encoding="utf-8")
         except (OSError, UnicodeDecodeError) as exc:
-            raise _Exit(2, f"cannot read snapshot {snapshot}: {getattr(exc, 'strerror', None) or exc}") from None
+            raise _Exit(ExitCode.USAGE, f"cannot read snapshot {snapshot}: {getattr(exc, 'strerror', None) or exc}") from None
         try:
             facts = facts_from_json(text, origin=snapshot)
             target = target_from_facts(facts, python=python)
         except (SnapshotError, DescriptionError) as exc:
-            raise _Exit(2, str(exc)) from None
+            raise _Exit(ExitCode.USAGE, str(exc)) from None
         except GpuDoctorError as exc:
-            raise _Exit(2, f"{snapshot}: {exc}") from None
-        return target, _gpu_names(facts), f"snapshot {snapshot}"
+            raise _Exit(ExitCode.USAGE, f"{snapshot}: {exc}") from None
+        return target, _gpu_names(facts), f"snapshot {snapshot}", facts
 
     if gpus or driver or os_name:
         try:
             target = target_from_description(matrix, gpus, driver, os_name or "linux", python)
         except DescriptionError as exc:
-            raise _Exit(2, str(exc)) from None
-        return target, list(gpus), "description"
+            raise _Exit(ExitCode.USAGE, str(exc)) from None
+        return target, list(gpus), "description", None
 
     try:
         from gpudoctor.probes import collect
@@ -229,13 +233,13 @@ def _target(matrix: Any, snapshot: str | None, gpus: tuple[str, ...], driver: st
         facts = collect()
     except Exception as exc:  # the probes record their own failures; reaching here means gpudoctor itself broke
         raise _Exit(
-            3, f"could not probe this machine ({type(exc).__name__}: {exc}); describe it with --gpu/--driver/--os or --for SNAPSHOT"
+            ExitCode.INTERNAL, f"could not probe this machine ({type(exc).__name__}: {exc}); describe it with --gpu/--driver/--os or --for SNAPSHOT"
         ) from None
     try:
         target = target_from_facts(facts, python=python)
     except GpuDoctorError as exc:
-        raise _Exit(2, str(exc)) from None
-    return target, _gpu_names(facts), "this machine"
+        raise _Exit(ExitCode.USAGE, str(exc)) from None
+    return target, _gpu_names(facts), "this machine", facts
 
 
 def _gpu_names(facts: Any) -> list[str]:
@@ -251,11 +255,15 @@ def _short_gpu_name(name: str) -> str:
 # Output
 
 
-def _report(plan: Any, summary: str, source: str, paths: dict[str, str], next_steps: list[str], filenames: dict[str, str]) -> str:
+def _report(
+    plan: Any, summary: str, source: str, paths: dict[str, str], next_steps: list[str], filenames: dict[str, str], warnings=()
+) -> str:
     from gpudoctor.envgen.render import build_label
 
     choice = plan.choice
-    lines = [f"Target ({source}): {summary}", f"Chosen: {build_label(choice)}, Python {choice.python}"]
+    lines = [f"Target ({source}): {summary}"]
+    lines += [f"Warning: {warning}" for warning in warnings]
+    lines.append(f"Chosen: {build_label(choice)}, Python {choice.python}")
     if choice.index_url:
         lines.append(f"  wheel index: {choice.index_url}")
     if choice.conda_packages:
@@ -289,7 +297,8 @@ def _next_steps(plan: Any, paths: dict[str, str], name: str, output_dir: Path) -
         if fmt == "pip" and plan.target.os == "windows":
             commands = [f"py -{choice.python} -m venv .venv && .venv\\Scripts\\activate", commands[-1]]
         steps.append(" && ".join(commands) if fmt != "uv" else commands[0])
-    steps.append("gpudoctor verify   (inside the new environment: proves the GPU trains)")
+    where = "on the CPU" if plan.choice.variant == "cpu" else "on the GPU"
+    steps.append(f"gpudoctor verify   (inside the new environment: proves that it trains {where})")
     return steps
 
 
@@ -348,10 +357,10 @@ def _finish_error(exc: _Exit, as_json: bool) -> NoReturn:
     if as_json:
         payload = exc.payload or {"schema": JSON_SCHEMA, "ok": False, "error": exc.message, "files": []}
         click.echo(json.dumps(payload, indent=2))
-        if exc.code != 1:
+        if exc.code != ExitCode.PROBLEMS:
             click.echo(f"gpudoctor env: {exc.message}", err=True)
-    elif exc.code == 1:
+    elif exc.code == ExitCode.PROBLEMS:
         click.echo(exc.message)
     else:
         click.echo(f"gpudoctor env: error: {exc.message}", err=True)
-    sys.exit(exc.code)
+    sys.exit(int(exc.code))

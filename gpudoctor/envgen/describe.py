@@ -105,8 +105,8 @@ def summarize_target(target: Any, gpu_names: Sequence[str] = ()) -> str:
         else:
             parts.append("no NVIDIA driver known")
     else:
-        parts.append("no NVIDIA GPU")
-    os_label = "Linux on WSL2" if target.wsl else _OS_LABEL.get(target.os, target.os)
+        parts.append("no usable NVIDIA GPU")
+    os_label = "Linux on WSL" if target.wsl else _OS_LABEL.get(target.os, target.os)
     parts.append(f"{os_label} {target.arch}".strip())
     if target.python:
         parts.append(f"Python {target.python}")
@@ -119,3 +119,38 @@ def _collapse(items: list[str]) -> str:
     for item in items:
         counts[item] = counts.get(item, 0) + 1
     return " + ".join(f"{n}x {item}" if n > 1 else item for item, n in counts.items())
+
+
+def facts_warnings(facts: Any, target: Any) -> list[str]:
+    """What a probed machine or snapshot hides from the solver, said before files are written for it: an NVIDIA GPU
+    that no driver reports (the files become CPU builds), GPUs the probes could not see, GPUs of unknown capability."""
+    warnings: list[str] = []
+    gpus = facts.gpus
+    if not target.compute_capabilities:
+        on_bus = [
+            d for d in facts.pci_devices or ()
+            if (d.vendor_id or "").lower() == "10de" and (d.device_class is None or d.device_class.startswith("0x03"))
+        ]
+        if on_bus:
+            device = on_bus[0]
+            bound = device.driver or "none"
+            nvml = facts.driver.nvml_error if facts.driver and facts.driver.nvml_error else None
+            why = f"kernel driver: {bound}" + (f"; NVML: {nvml}" if nvml else "")
+            warnings.append(
+                f"an NVIDIA GPU is on the PCI bus ({device.bus_id}, device 10de:{device.device_id}) but no NVIDIA driver "
+                f"reports it ({why}), so these are CPU builds: fix the driver first (`gpudoctor check` says how) and run "
+                f"`gpudoctor env` again, or describe the machine with --gpu NAME --driver VERSION"
+            )
+        elif gpus is None:
+            errors = "; ".join(f"{e.probe}: {e.error}" for e in facts.probe_errors) or "not probed"
+            warnings.append(
+                f"whether this machine has an NVIDIA GPU is unknown ({errors}), so these are CPU builds: "
+                f"describe the GPU with --gpu NAME --driver VERSION for GPU builds"
+            )
+    elif gpus and len(gpus) > len(target.compute_capabilities):
+        unknown = [g.name or f"GPU {g.index}" for g in gpus if not g.compute_capability]
+        warnings.append(
+            f"compute capability unknown for {', '.join(unknown) or 'some GPUs'}: the choice covers only the others; "
+            f"describe them with --gpu CC (e.g. --gpu 8.9)"
+        )
+    return warnings

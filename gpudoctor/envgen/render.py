@@ -46,6 +46,7 @@ class FileSet:
     docker_choice: Any = None
     invocation: str | None = None
     docker_target_summary: str | None = None  # when the container's machine differs from the target (Windows, macOS)
+    warnings: tuple[str, ...] = ()  # what the target's facts hide (facts_warnings): headed "Warning:" in every file
 
 
 def default_env_name(choice: Any) -> str:
@@ -89,6 +90,7 @@ def header_lines(fileset: FileSet, choice: Any, filename: str) -> list[str]:
     ]
     if filename == FILENAMES["docker"] and fileset.docker_target_summary:
         lines.append(f"The container runs Linux, so it gets its own build, for: {_one_line(fileset.docker_target_summary)}")
+    lines.extend(f"Warning: {_one_line(warning)}" for warning in fileset.warnings)
     lines.append(f"Installs: {build_label(choice)}, Python {choice.python}")
     if choice.index_url:
         lines.append(f"Wheel index: {choice.index_url}")

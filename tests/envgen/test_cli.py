@@ -182,3 +182,66 @@ def test_importing_the_command_loads_no_framework_and_no_jinja():
 def test_help_runs():
     result = run("--help")
     assert result.exit_code == 0 and "--framework" in result.stdout and "--for" in result.stdout
+
+
+# -- this machine (probed) and real snapshots --------------------------------------------------------------------
+
+FACTS = os.path.join(os.path.dirname(__file__), os.pardir, "data", "facts")
+
+
+def _facts(name: str):
+    from gpudoctor.snapshot import facts_from_json
+
+    with open(os.path.join(FACTS, name), encoding="utf-8") as handle:
+        return facts_from_json(handle.read())
+
+
+def test_probed_machine_is_solved_like_its_snapshot(tmp_path, monkeypatch):
+    import gpudoctor.probes
+
+    monkeypatch.setattr(gpudoctor.probes, "collect", lambda *a, **k: _facts("healthy-h100.json"))
+    probed = run("--framework", "torch", "--json", "-o", str(tmp_path / "a"))
+    from_file = run("--framework", "torch", "--for", os.path.join(FACTS, "healthy-h100.json"), "--json", "-o", str(tmp_path / "b"))
+    assert probed.exit_code == from_file.exit_code == 0, probed.output + probed.stderr
+    a, b = json.loads(probed.stdout), json.loads(from_file.stdout)
+    assert a["source"] == "this machine" and a["choice"] == b["choice"]
+    assert a["target"]["compute_capabilities"] == ["9.0"]
+
+
+def test_probe_crash_is_exit_3_one_line(tmp_path, monkeypatch):
+    import gpudoctor.probes
+
+    def boom(*a, **k):
+        raise RuntimeError("sysfs exploded")
+
+    monkeypatch.setattr(gpudoctor.probes, "collect", boom)
+    line = one_line_error(run("--framework", "torch", "-o", str(tmp_path)), code=3).replace("error: ", "")
+    assert "sysfs exploded" in line and "--gpu" in line
+
+
+@pytest.mark.parametrize("fixture", ["gpu-without-driver.json", "nouveau.json", "driver-library-mismatch.json"])
+def test_gpu_no_driver_reports_is_warned_about_not_silently_cpu(tmp_path, fixture):
+    result = run("--framework", "torch", "--for", os.path.join(FACTS, fixture), "-o", str(tmp_path))
+    assert result.exit_code == 0, result.output + result.stderr
+    assert "Warning: an NVIDIA GPU is on the PCI bus" in result.stdout
+    for path in tmp_path.iterdir():
+        assert "# Warning: an NVIDIA GPU is on the PCI bus" in path.read_text()
+    data = json.loads(run("--framework", "torch", "--for", os.path.join(FACTS, fixture), "--json", "--format", "pip", "-o", str(tmp_path / "j")).stdout)
+    assert data["choice"]["variant"] == "cpu" and data["warnings"]
+
+
+def test_healthy_snapshot_has_no_warnings(tmp_path):
+    data = json.loads(run("--framework", "tf", "--for", os.path.join(FACTS, "healthy-h100.json"), "--json", "-o", str(tmp_path)).stdout)
+    assert data["warnings"] == [] and data["choice"]["variant"] == "and-cuda"
+
+
+def test_real_run_on_this_machine(tmp_path):
+    """The real probes, in a child process, as a user runs it (CI machines have no GPU; any machine must work)."""
+    proc = subprocess.run(
+        [sys.executable, "-m", "gpudoctor", "env", "--framework", "tf", "--format", "pip", "-o", str(tmp_path)],
+        capture_output=True, text=True, timeout=120,
+    )
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "Target (this machine)" in proc.stdout
+    _, requirements = parsing.requirements_file((tmp_path / "requirements.txt").read_text())
+    assert list(parsing.pins(requirements))[0].startswith("tensorflow")
