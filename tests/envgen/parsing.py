@@ -3,7 +3,11 @@
 from __future__ import annotations
 
 import shlex
-import tomllib
+
+try:
+    import tomllib
+except ModuleNotFoundError:  # Python 3.10: the uv file is then not parsed back
+    tomllib = None
 
 import yaml
 from packaging.requirements import Requirement
@@ -76,8 +80,8 @@ def conda_pip_section(data: dict) -> tuple[list[str], list[Requirement]]:
     return options, requirements
 
 
-def uv_pyproject(text: str) -> dict:
-    return tomllib.loads(text)
+def uv_pyproject(text: str) -> dict | None:
+    return tomllib.loads(text) if tomllib is not None else None
 
 
 def pins(requirements: list[Requirement]) -> dict[str, str]:
@@ -128,8 +132,8 @@ def assert_files_mean(files: dict[str, str], choice, docker_choice=None, name=No
         if docker is choice and "requirements.txt" in files:  # the same pins as requirements.txt, in the same order
             r_options, r_requirements = requirements_file(files["requirements.txt"])
             assert (options, [str(r) for r in requirements]) == (r_options, [str(r) for r in r_requirements])
-    if "pyproject-uv.toml" in files:
-        data = uv_pyproject(files["pyproject-uv.toml"])
+    data = uv_pyproject(files["pyproject-uv.toml"]) if "pyproject-uv.toml" in files else None
+    if data is not None:
         assert data["project"]["requires-python"] == f"=={choice.python}.*"
         assert data["project"]["dependencies"] == list(choice.packages)
         if choice.index_url:
