@@ -1,0 +1,99 @@
+"""The command's contract: options, usage errors (exit 2), frameworks not installed (skipped, exit 0), JSON purity,
+and that importing the CLI loads neither torch nor tensorflow."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+import gpudoctor.verify as verify_pkg
+from tests.verify.helpers import ROOT, cli, cli_json, only, subprocess_cli
+
+
+def test_importing_the_cli_loads_no_framework():
+    code = (
+        "import sys\n"
+        "import gpudoctor.cli, gpudoctor.cli.verify_cmd, gpudoctor.verify, gpudoctor.verify.runner, "
+        "gpudoctor.verify.render, gpudoctor.verify.weights, gpudoctor.verify.assess, gpudoctor.verify.model\n"
+        "from gpudoctor.cli import main\n"
+        "main.get_command(None, 'verify')\n"
+        "heavy = sorted(m for m in ('torch', 'tensorflow', 'keras', 'torchvision', 'numpy') if m in sys.modules)\n"
+        "print(heavy)\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=str(ROOT), check=True)
+    assert out.stdout.strip() == "[]"
+
+
+def test_help_lists_the_options():
+    result = cli("--help")
+    assert result.exit_code == 0
+    for option in ("--framework", "--test", "--device", "--amp / --no-amp", "--weights", "--timeout", "--json"):
+        assert option in result.stdout
+
+
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (["--test", "cnn,gan"], "'gan': choose from cnn, lstm, transfer"),
+        (["--test", ","], "choose from cnn, lstm, transfer"),
+        (["--device", "gpu"], "'gpu': use auto, cpu, cuda or cuda:N"),
+        (["--device", "cuda:x"], "use auto, cpu, cuda or cuda:N"),
+        (["--framework", "jax"], "'jax' is not one of"),
+        (["--weights", "/nonexistent/weights.pth"], "does not exist"),
+        (["--timeout", "0"], "--timeout"),
+    ],
+)
+def test_usage_errors_exit_2(args, message):
+    result = cli(*args)
+    assert result.exit_code == 2
+    assert message in result.stderr
+    assert "Traceback" not in result.output
+
+
+def test_weights_of_an_unknown_kind_is_a_usage_error(tmp_path):
+    path = tmp_path / "weights.txt"
+    path.write_text("not weights")
+    result = cli("--weights", str(path))
+    assert result.exit_code == 2
+    assert "not a weights file gpudoctor knows" in result.stderr
+
+
+def _hide(monkeypatch, *names: str) -> None:
+    real = verify_pkg._find_spec
+    monkeypatch.setattr(verify_pkg, "_find_spec", lambda name: None if name in names else real(name))
+
+
+def test_framework_not_installed_is_skipped_not_failed(monkeypatch):
+    _hide(monkeypatch, "tensorflow", "torch")
+    code, report = cli_json()
+    assert code == 0
+    assert [(r["framework"], r["test"], r["status"]) for r in report["results"]] == [
+        ("torch", "cnn", "skipped"), ("torch", "lstm", "skipped"), ("torch", "transfer", "skipped"),
+        ("tf", "cnn", "skipped"), ("tf", "lstm", "skipped"), ("tf", "transfer", "skipped"),
+    ]  # fmt: skip
+    assert report["results"][0]["reason"] == "PyTorch is not installed (pip install torch)"
+    assert report["results"][3]["reason"] == "TensorFlow is not installed (pip install tensorflow)"
+    assert report["summary"]["skipped"] == 6 and report["summary"]["ok"] is True
+
+
+def test_torchvision_missing_skips_only_transfer(monkeypatch):
+    _hide(monkeypatch, "torchvision", "tensorflow")
+    result = cli("--framework", "torch", "--test", "transfer,lstm")
+    assert result.exit_code == 0, result.output
+    assert "- PyTorch transfer learning: skipped - torchvision is not installed (pip install torchvision)" in result.stdout
+    assert "✓ PyTorch LSTM: passed" in result.stdout
+
+
+@pytest.mark.slow
+def test_json_output_is_only_json_even_with_tensorflow_spam():
+    # A real subprocess: TensorFlow and the children print to their stderr; stdout must be exactly one JSON document.
+    done = subprocess_cli("--framework", "tf", "--test", "cnn", "--json")
+    assert done.returncode == 0, done.stderr
+    report = json.loads(done.stdout)
+    assert report["schema"] == "gpudoctor.verify/1"
+    assert only(report)["status"] == "passed"
+    assert report["ran_on"] == "on the CPU: no CUDA device is visible"
+    assert "@@gpudoctor-progress" not in done.stdout + done.stderr  # progress lines never leak
