@@ -22,7 +22,10 @@ def gpu_arch_not_in_build(facts: Facts, matrix: "Matrix | None") -> Iterator[Fin
     if matrix is None or not facts.gpus:
         return
     for build in b.builds(facts, matrix):
-        if not build.cuda or not build.arch or not build.arch_confirmed:
+        if not build.cuda:
+            continue
+        if not build.arch or not build.arch_confirmed:
+            yield from _by_toolkit_range(facts, matrix, build)
             continue
         source = "read from the installed build" if build.arch_source == "snapshot" else f"per the matrix for {build.label}"
         arch = " ".join(build.arch)
@@ -73,6 +76,43 @@ def _ptx_fix(facts: Facts, matrix: "Matrix", build: b.Build, cc: str):
             b.TORCH_URL if build.framework == "torch" else b.TF_PIP_URL,
         )
     return b.install_fix(facts, matrix, build.framework, f"For native code on {cc} (no JIT on first start)")
+
+
+def _by_toolkit_range(facts: Facts, matrix: "Matrix", build: b.Build) -> Iterator[Finding]:
+    """Arch list unknown: the build's CUDA toolkit still bounds what it can contain. Below the toolkit's lowest
+    compute capability nothing can run (SASS cannot be built, PTX never runs on an older GPU): an error. Above its
+    highest only PTX could run it, and whether the build has PTX is not known: a warning."""
+    from ..matrix.model import cc_tuple, try_vtuple
+
+    targets = matrix.cuda_targets_for(build.cuda) if b.vt(build.cuda) else None
+    if targets is None:
+        return
+    for gpu in facts.gpus:
+        cc = b.gpu_cc(gpu, matrix)
+        if cc is None or try_vtuple(cc) is None:
+            continue
+        below = cc_tuple(cc) < cc_tuple(targets.min_cc)
+        above = cc_tuple(cc) > cc_tuple(targets.max_cc)
+        if not (below or above):
+            continue
+        evidence = (
+            f"{b.gpu_name(gpu)} has compute capability {cc}",
+            f"{build.label} is built with CUDA {build.cuda}, which compiles for compute capability {targets.min_cc} to {targets.max_cc}",
+        )
+        if below:
+            yield Finding(
+                "gpu-arch-not-in-build", Severity.ERROR, build.section,
+                f"{build.label} cannot have code for {b.gpu_name(gpu)} (compute capability {cc})",
+                evidence + ("PTX only runs on a GPU of its own or a higher compute capability",),
+                b.install_fix(facts, matrix, build.framework, f"Install a {build.name} build compiled for compute capability {cc}"),
+            )
+        else:
+            yield Finding(
+                "gpu-arch-not-in-build", Severity.WARNING, build.section,
+                f"{build.label} has no native code for {b.gpu_name(gpu)} (compute capability {cc}) and probably no PTX for it",
+                evidence + ("only PTX could run it; the matrix does not know whether this build carries PTX",),
+                b.install_fix(facts, matrix, build.framework, f"Install a {build.name} build compiled for compute capability {cc}"),
+            )
 
 
 CHECKS = (gpu_arch_not_in_build,)

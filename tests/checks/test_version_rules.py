@@ -114,6 +114,14 @@ CASES = {
         machine(driver="580.95.05", driver_cuda="13.0", gpus=(("Tesla V100-SXM2-16GB", "7.0"),), torch=torch("2.12.1+cu130", "13.0")),
         {"gpu-arch-not-in-build": "error"},
     ),
+    "rtx5090-torch26-cu126-arch-unknown": (
+        machine(driver="570.124.04", driver_cuda="12.8", gpus=(("NVIDIA GeForce RTX 5090", "12.0"),), torch=torch("2.6.0+cu126", "12.6")),
+        {"gpu-arch-not-in-build": "warning"},
+    ),
+    "gtx1080-cu132-arch-unknown-below-toolkit": (
+        machine(driver="580.95.05", driver_cuda="13.0", gpus=(("NVIDIA GeForce GTX 1080", "6.1"),), torch=torch("2.16.0+cu132", "13.2")),
+        {"matrix-unknown-version": "info", "gpu-arch-not-in-build": "error"},
+    ),
     "rtx4090-cu124-healthy": (
         machine(driver="550.54.15", driver_cuda="12.4", gpus=(("NVIDIA GeForce RTX 4090", "8.9"),), torch=torch("2.5.1+cu124", "12.4")),
         {},
