@@ -134,6 +134,8 @@ def _run(
             python = check_python_version(python)
         if name:
             check_env_name(name)
+        if version is not None:
+            _check_release(version)
     except (DescriptionError, ValueError) as exc:
         raise _Exit(ExitCode.USAGE, str(exc)) from None
 
@@ -240,6 +242,13 @@ def _target(matrix: Any, snapshot: str | None, gpus: tuple[str, ...], driver: st
     except GpuDoctorError as exc:
         raise _Exit(ExitCode.USAGE, str(exc)) from None
     return target, _gpu_names(facts), "this machine", facts
+
+
+def _check_release(version: str) -> None:
+    import re
+
+    if not re.fullmatch(r"\d+(\.\d+){1,2}", version.strip()):
+        raise ValueError(f"--framework-version {version!r}: expected a release such as 2.14.1 or 2.14")
 
 
 def _gpu_names(facts: Any) -> list[str]:

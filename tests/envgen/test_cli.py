@@ -83,6 +83,7 @@ def test_second_run_is_refused_and_force_overwrites(tmp_path):
         (["--gpu", "RTX 4090", "--name", "my env"], "--name 'my env'"),
         (["--for", "snap.json", "--gpu", "RTX 4090"], "--for SNAPSHOT and --gpu/--driver/--os"),
         (["--for", "does-not-exist.json"], "cannot read snapshot does-not-exist.json"),
+        (["--gpu", "RTX 4090", "--framework-version", "latest"], "--framework-version 'latest'"),
     ],
 )
 def test_usage_errors_are_one_line_exit_2(tmp_path, monkeypatch, args, message):
@@ -136,6 +137,12 @@ def test_nothing_fits_json(tmp_path):
     data = json.loads(result.stdout)
     assert data["ok"] is False and data["files"] == [] and data["reasons"]
     assert data["schema"] == "gpudoctor.env/1"
+
+
+def test_release_the_matrix_does_not_know_is_exit_1(tmp_path):
+    result = run("--framework", "torch", "--framework-version", "9.9", *V100_R580, "-o", str(tmp_path))
+    assert result.exit_code == 1 and "9.9" in result.stdout
+    assert list(tmp_path.iterdir()) == []
 
 
 def test_json_prints_only_json_with_choice_and_files(tmp_path):
