@@ -32,6 +32,7 @@ _SMOKE = {
 }
 _NAME_OK = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,99}")
 _YAML_PLAIN = re.compile(r"[A-Za-z_][A-Za-z0-9_.=<>!~,+\-\[\]* ]*|--[a-z][a-z-]* https?://[^\s#'\"]+")
+_REQ_NAME = re.compile(r"[A-Za-z0-9](?:[A-Za-z0-9._-]*[A-Za-z0-9])?")
 _YAML_SPECIAL = re.compile(r"(?i)(true|false|yes|no|on|off|y|n|null|~)")
 
 
@@ -113,9 +114,14 @@ def pip_options(choice: Any) -> list[str]:
 
 
 def requirement_names(requirements: Iterable[str]) -> list[str]:
-    from packaging.requirements import Requirement
-
-    return [Requirement(req).name for req in requirements]
+    """ "tensorflow[and-cuda]==2.21.0" -> "tensorflow" (PEP 508 names; a regex keeps packaging's parser unimported)."""
+    names = []
+    for req in requirements:
+        match = _REQ_NAME.match(req.strip())
+        if not match:
+            raise ValueError(f"not a requirement: {req!r}")
+        names.append(match.group(0))
+    return names
 
 
 def context(fileset: FileSet, fmt: str, choice: Any | None = None) -> dict[str, Any]:
