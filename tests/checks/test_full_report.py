@@ -1,0 +1,38 @@
+"""Every registered check (foundation and version rules) over the recorded machines: exactly these findings.
+This is the no-false-alarm guard: a new rule that fires on a healthy fixture fails here."""
+
+from __future__ import annotations
+
+import pytest
+
+from gpudoctor.checks import run_checks
+from gpudoctor.matrix import load_matrix
+from tests.conftest import load_facts
+
+EXPECTED = {
+    "healthy-h100": {"gpus-found"},
+    "no-gpu-cuda-builds": {"no-nvidia-gpu", "torch-cuda-build-no-gpu", "tf-cuda-build-no-gpu"},
+    "laptop-cpu-wheel": {"gpus-found", "torch-cpu-only-build"},
+    "nouveau": {"nouveau-loaded"},
+    "gpu-without-driver": {"gpu-without-driver"},
+    "driver-library-mismatch": {"nvml-driver-library-mismatch"},
+    "wsl1": {"no-nvidia-gpu", "wsl1-no-gpu-support"},
+    "wsl2-no-libcuda": {"no-nvidia-gpu", "wsl-libcuda-not-on-loader-path", "torch-cuda-build-no-gpu"},
+    "container-without-runtime": {"container-without-gpu-runtime"},
+    "cuda-visible-devices-wrong": {"gpus-found", "gpu-memory-in-use", "gpu-ecc-uncorrected-errors",
+                                   "gpu-pcie-link-narrowed", "cuda-visible-devices-hides-all-gpus"},
+    "tf-cpu-shadows-gpu": {"gpus-found", "tf-cpu-package-shadows-gpu"},
+}
+
+
+@pytest.mark.parametrize("name", sorted(EXPECTED))
+def test_exact_findings_with_every_check(name):
+    report = run_checks(load_facts(name), load_matrix())
+    assert not report.crashes
+    assert {f.id for f in report.findings} == EXPECTED[name]
+
+
+def test_every_fixture_is_covered():
+    from tests.conftest import FACTS_DIR
+
+    assert {p.stem for p in FACTS_DIR.glob("*.json")} == set(EXPECTED)
