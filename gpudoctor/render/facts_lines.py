@@ -68,7 +68,7 @@ def _torch(facts: Facts) -> list[str]:
     if t is None:
         return ["not installed"]
     build = f"CUDA {t.cuda}" if t.cuda else (f"ROCm {t.hip}" if t.hip else "CPU-only")
-    lines = [f"torch {t.version} ({build}) at {t.path}"]
+    lines = [f"torch {t.version} ({build})" + (f" at {t.path}" if t.path else "")]
     if t.cuda_available is not None:
         lines.append(f"at run time: cuda_available={t.cuda_available}, devices={t.device_count}, cuDNN {_unknown(t.cudnn)}")
     if t.arch_list:
@@ -83,7 +83,7 @@ def _tensorflow(facts: Facts) -> list[str]:
     if t is None:
         return ["not installed"]
     build = f"CUDA {t.cuda}, cuDNN {t.cudnn}" if t.is_cuda_build else "CPU-only"
-    lines = [f"tensorflow {t.version} ({build}) at {t.path}"]
+    lines = [f"tensorflow {t.version} ({build})" + (f" at {t.path}" if t.path else "")]
     if t.compute_capabilities:
         lines.append("compiled for: " + " ".join(t.compute_capabilities))
     if t.gpus_visible is not None:
@@ -95,8 +95,12 @@ def _environment(facts: Facts) -> list[str]:
     h = facts.host
     if h is None:
         return ["host: unknown"]
-    lines = [f"{h.os_release or h.os} {h.arch}, kernel {h.kernel}, Python {h.python}"
-             + (f", WSL {h.wsl}" if h.wsl else "") + (f", in a {h.container} container" if h.container else "")]
+    parts = [" ".join(p for p in (h.os_release or h.os, h.arch) if p) or "unknown OS"]
+    parts += [f"kernel {h.kernel}"] if h.kernel else []
+    parts += [f"Python {h.python}"] if h.python else []
+    parts += [f"WSL {h.wsl}"] if h.wsl else []
+    parts += [f"in a {h.container} container"] if h.container else []
+    lines = [", ".join(parts)]
     lines += [f"{k}={v}" for k, v in (h.env or {}).items() if k != "PATH"]
     lines += [f"probe {e.probe} failed: {e.error}" for e in facts.probe_errors]
     return lines
