@@ -1,0 +1,61 @@
+"""All six smoke tests, for real, on the CPU (torch + torchvision, tensorflow + keras), through the command."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.verify.helpers import check, cli_json, only
+
+CASES = [("torch", "cnn"), ("torch", "lstm"), ("torch", "transfer"), ("tf", "cnn"), ("tf", "lstm"), ("tf", "transfer")]
+
+
+@pytest.fixture
+def empty_caches(tmp_path, monkeypatch):
+    """Nothing cached: the transfer tests must fall back to pretraining here (no network is tried)."""
+    monkeypatch.setenv("TORCH_HOME", str(tmp_path / "torch"))
+    monkeypatch.setenv("KERAS_HOME", str(tmp_path / "keras"))
+    return tmp_path
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("framework, test", CASES)
+def test_trains_for_real_on_the_cpu(framework, test, empty_caches):
+    code, report = cli_json("--framework", framework, "--test", test)
+    result = only(report)
+    assert code == 0, result
+    assert report["ran_on"] == "on the CPU: no CUDA device is visible"
+    assert result["status"] == "passed" and result["reason"] is None
+    assert result["device"] == "cpu"
+    assert result["device_note"].startswith(f"no CUDA device is visible to {'PyTorch' if framework == 'torch' else 'TensorFlow'}")
+    assert result["steps"] > 0 and result["samples_per_s"] > 0 and result["wall_s"] > result["train_s"] > 0
+    assert result["peak_mem_mib"] is None  # no device memory to report on the CPU
+
+    learned = check(result, "learned")
+    assert learned["status"] == "passed"
+    m = learned["measured"]
+    assert m["last_loss"] < m["first_loss"] * (1 - m["min_drop"])
+    assert m["accuracy"] >= m["min_accuracy"] >= 2 * m["chance"]
+    assert result["first_loss"] == m["first_loss"] and result["accuracy"] == m["accuracy"]
+
+    placement = check(result, "placement")
+    assert placement["status"] == "passed"
+    assert placement["measured"]["misplaced"] == 0 and placement["measured"]["batches"] == result["steps"]
+    if framework == "tf":
+        assert placement["measured"]["placement_log_compute_ops"] > 0
+        assert placement["measured"]["placement_log_misplaced"] == 0
+        assert placement["measured"]["gpu_device_name"] == ""  # tf.test.gpu_device_name(): no GPU
+
+    for name in ("agreement", "amp"):
+        c = check(result, name)
+        assert c["status"] == "skipped" and "CPU" in c["detail"]
+
+    if test == "transfer":
+        frozen = check(result, "frozen")
+        assert frozen["status"] == "passed"
+        assert frozen["measured"]["backbone_changed"] == 0 and frozen["measured"]["backbone_tensors"] > 100
+        assert frozen["measured"]["head_changed"] == frozen["measured"]["head_tensors"] == 2
+        assert result["notes"] == ["no pretrained weights available offline: using a backbone pretrained here on synthetic data"]
+        assert "pretrained here on synthetic data (nothing at " in result["weights"]
+        assert str(empty_caches) in result["weights"]
+    else:
+        assert [c["name"] for c in result["checks"]] == ["learned", "placement", "agreement", "amp"]
