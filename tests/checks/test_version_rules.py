@@ -285,7 +285,7 @@ def test_gke_t4_r470_fix_names_the_build_and_the_driver():
     f = _one("gke-t4-r470-cu121", "driver-too-old-for-cuda-build")
     assert "driver 470.82.01 supports CUDA 11.4" in f.evidence[0]
     assert "525.60.13" in f.evidence[1]
-    assert f.fix.commands == ("pip install torch==2.7.1 'torchvision==0.22.*' --index-url https://download.pytorch.org/whl/cu118",)
+    assert f.fix.commands == ("pip install torch==2.7.1 torchvision==0.22.1 --index-url https://download.pytorch.org/whl/cu118",)
     assert ">= 525.60.13" in f.fix.summary
 
 
@@ -298,7 +298,7 @@ def test_cu130_needs_r580():
 def test_rtx5090_says_which_build_to_install():
     f = _one("rtx5090-cu126", "gpu-arch-not-in-build")
     assert "12.0" in f.title
-    assert f.fix.commands == ("pip install torch==2.11.0 'torchvision==0.26.*' --index-url https://download.pytorch.org/whl/cu128",)
+    assert f.fix.commands == ("pip install torch==2.11.0 torchvision==0.26.0 --index-url https://download.pytorch.org/whl/cu128",)
 
 
 @pytest.mark.parametrize("case", ["gtx1080-default-cu130", "v100-default-cu130"])

@@ -22,10 +22,10 @@ WINDOWS = Target("windows", "3.12", "551.61", "12.4", ("8.6",))
 @pytest.mark.parametrize(
     ("target", "framework", "version", "variant", "index", "packages"),
     [
-        (RTX5090_R570, "torch", "2.11.0", "cu128", "https://download.pytorch.org/whl/cu128", ("torch==2.11.0", "torchvision==0.26.*")),
+        (RTX5090_R570, "torch", "2.11.0", "cu128", "https://download.pytorch.org/whl/cu128", ("torch==2.11.0", "torchvision==0.26.0")),
         (T4_R535, "torch", "2.14.1", "cu126", "https://download.pytorch.org/whl/cu126", ("torch==2.14.1", "torchvision==0.29.1")),
         (V100_R580, "torch", "2.14.1", "cu126", "https://download.pytorch.org/whl/cu126", ("torch==2.14.1", "torchvision==0.29.1")),
-        (GTX1080_R470, "torch", "2.7.1", "cu118", "https://download.pytorch.org/whl/cu118", ("torch==2.7.1", "torchvision==0.22.*")),
+        (GTX1080_R470, "torch", "2.7.1", "cu118", "https://download.pytorch.org/whl/cu118", ("torch==2.7.1", "torchvision==0.22.1")),
         (H100_R580, "torch", "2.15.0", "cu132", "https://download.pytorch.org/whl/cu132", ("torch==2.15.0",)),
         (CPU_ONLY, "torch", "2.15.0", "cpu", "https://download.pytorch.org/whl/cpu", ("torch==2.15.0",)),
         (RTX5090_R570, "tensorflow", "2.21.0", "and-cuda", None, ("tensorflow[and-cuda]==2.21.0",)),
