@@ -324,6 +324,30 @@ def agreement_check(build: Callable[[], keras.Model], model: keras.Model, x: np.
     return assess.agreement(dev.name, loss_c, loss_d, assess.relative_error(grads_c, grads_d))
 
 
+def amp_step(build: Callable[[], keras.Model], model: keras.Model, x: np.ndarray, y: np.ndarray, dev: Device, policy: str) -> float:
+    """One training step of a copy of the model under a mixed-precision policy (fp16 with a loss-scale optimizer):
+    -> its loss. The global policy is set back to float32 afterwards."""
+    keras.mixed_precision.set_dtype_policy(policy)
+    try:
+        with tf.device(dev.tf_name):
+            amp_model = build()
+            amp_model.set_weights(model.get_weights())
+            opt = keras.optimizers.Adam(1e-3)
+            if policy == "mixed_float16":
+                opt = keras.optimizers.LossScaleOptimizer(opt)
+            params = amp_model.trainable_weights
+            opt.build(params)
+            xb, yb = _batch(dev, x), _batch(dev, y)
+            with tf.GradientTape() as tape:
+                loss = _LOSS(yb, tf.cast(amp_model(xb, training=True), tf.float32))
+                scaled = opt.scale_loss(loss)
+            grads = tape.gradient(scaled, params)
+            opt.apply(grads, params)
+            return float(loss)
+    finally:
+        keras.mixed_precision.set_dtype_policy("float32")
+
+
 def amp_check(build: Callable[[], keras.Model], model: keras.Model, x: np.ndarray, y: np.ndarray, dev: Device, amp: bool | None) -> Check:
     if not dev.is_gpu:
         return assess.skipped("amp", "mixed precision needs a CUDA device; this ran on the CPU")
@@ -337,25 +361,7 @@ def amp_check(build: Callable[[], keras.Model], model: keras.Model, x: np.ndarra
     policies = [("fp16", "mixed_float16")] + ([("bf16", "mixed_bfloat16")] if major >= 8 else [])
     problems = []
     for short, policy in policies:
-        keras.mixed_precision.set_dtype_policy(policy)
-        try:
-            with tf.device(dev.tf_name):
-                amp_model = build()
-                amp_model.set_weights(model.get_weights())
-                opt = keras.optimizers.Adam(1e-3)
-                if short == "fp16":
-                    opt = keras.optimizers.LossScaleOptimizer(opt)
-                params = amp_model.trainable_weights
-                opt.build(params)
-                xb, yb = _batch(dev, x), _batch(dev, y)
-                with tf.GradientTape() as tape:
-                    loss = _LOSS(yb, tf.cast(amp_model(xb, training=True), tf.float32))
-                    scaled = opt.scale_loss(loss)
-                grads = tape.gradient(scaled, params)
-                opt.apply(grads, params)
-                measured[f"{short}_loss"] = float(loss)
-        finally:
-            keras.mixed_precision.set_dtype_policy("float32")
+        measured[f"{short}_loss"] = amp_step(build, model, x, y, dev, policy)
         if not math.isfinite(measured[f"{short}_loss"]):
             problems.append(f"{short} loss is {measured[f'{short}_loss']}")
     if problems:

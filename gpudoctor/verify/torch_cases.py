@@ -256,6 +256,21 @@ def agreement_check(model_cpu: nn.Module, xb: torch.Tensor, yb: torch.Tensor, de
     return assess.agreement(str(device), loss_c, loss_d, assess.relative_error(grads_c, grads_d))
 
 
+def amp_step(model: nn.Module, xb: torch.Tensor, yb: torch.Tensor, device: torch.device, dtype: torch.dtype) -> float:
+    """One mixed-precision training step on a copy of the model (fp16 with a loss scaler): -> its loss."""
+    model = copy.deepcopy(model).to(device).train()
+    xb, yb = xb.to(device), yb.to(device)
+    params = [p for p in model.parameters() if p.requires_grad]
+    opt = torch.optim.SGD(params, lr=1e-3)
+    scaler = torch.amp.GradScaler(device.type, enabled=dtype == torch.float16)
+    with torch.autocast(device.type, dtype=dtype):
+        loss = nn.functional.cross_entropy(model(xb), yb)
+    scaler.scale(loss).backward()
+    scaler.step(opt)
+    scaler.update()
+    return float(loss.item())
+
+
 def amp_check(model: nn.Module, xb: torch.Tensor, yb: torch.Tensor, device: torch.device, amp: bool | None) -> Check:
     if device.type != "cuda":
         return assess.skipped("amp", "mixed precision needs a CUDA device; this ran on the CPU")
@@ -265,32 +280,13 @@ def amp_check(model: nn.Module, xb: torch.Tensor, yb: torch.Tensor, device: torc
         return assess.skipped("amp", "turned off by --no-amp")
     if amp is None and major < 7:
         return assess.skipped("amp", f"compute capability {cc} < 7.0 (no tensor cores): off by default, --amp forces it")
-    model = copy.deepcopy(model).to(device).train()
-    xb, yb = xb.to(device), yb.to(device)
-    params = [p for p in model.parameters() if p.requires_grad]
     measured: dict[str, Any] = {"compute_capability": cc}
     problems = []
-    # fp16 with a loss scaler
-    scaler = torch.amp.GradScaler("cuda")
-    opt = torch.optim.SGD(params, lr=1e-3)
-    with torch.autocast("cuda", dtype=torch.float16):
-        loss = nn.functional.cross_entropy(model(xb), yb)
-    scaler.scale(loss).backward()
-    scaler.step(opt)
-    scaler.update()
-    measured["fp16_loss"] = loss.item()
-    measured["fp16_scale"] = float(scaler.get_scale())
-    if not math.isfinite(measured["fp16_loss"]):
-        problems.append(f"fp16 loss is {measured['fp16_loss']}")
-    if torch.cuda.is_bf16_supported():
-        opt.zero_grad(set_to_none=True)
-        with torch.autocast("cuda", dtype=torch.bfloat16):
-            loss = nn.functional.cross_entropy(model(xb), yb)
-        loss.backward()
-        opt.step()
-        measured["bf16_loss"] = loss.item()
-        if not math.isfinite(measured["bf16_loss"]):
-            problems.append(f"bf16 loss is {measured['bf16_loss']}")
+    dtypes = [("fp16", torch.float16)] + ([("bf16", torch.bfloat16)] if torch.cuda.is_bf16_supported() else [])
+    for short, dtype in dtypes:
+        measured[f"{short}_loss"] = amp_step(model, xb, yb, device, dtype)
+        if not math.isfinite(measured[f"{short}_loss"]):
+            problems.append(f"{short} loss is {measured[f'{short}_loss']}")
     if problems:
         return Check("amp", Status.FAILED, "mixed precision step: " + "; ".join(problems), measured)
     bf16 = f", bf16 loss {measured['bf16_loss']:.4f}" if "bf16_loss" in measured else ", bf16 not supported here"
