@@ -6,6 +6,7 @@ stay strings as the tools print them; ``vtuple`` turns them into comparable tupl
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass, field
 from typing import Iterable, Mapping
@@ -13,6 +14,7 @@ from typing import Iterable, Mapping
 _VERSION_RE = re.compile(r"\d+(?:\.\d+)*")
 
 
+@functools.lru_cache(maxsize=4096)  # the same few hundred version strings are compared thousands of times a run
 def vtuple(text: str) -> tuple[int, ...]:
     """"570.124.04" -> (570, 124, 4); "2.7.1+cu128" -> (2, 7, 1); "12.8" -> (12, 8). ValueError if not a version."""
     m = _VERSION_RE.match(text.strip()) if isinstance(text, str) else None
