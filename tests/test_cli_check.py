@@ -10,7 +10,6 @@ import pytest
 from click.testing import CliRunner
 
 from gpudoctor.cli import main
-from gpudoctor.model import Finding, Section, Severity
 from tests.conftest import FACTS_DIR
 
 

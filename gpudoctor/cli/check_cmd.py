@@ -35,7 +35,7 @@ def check(as_json: bool, markdown: bool, save_path: Path | None, from_path: Path
     if from_path and deep:
         raise click.UsageError("--deep probes this machine; it cannot be combined with --from")
 
-    from ..errors import GpuDoctorError, MatrixError, SnapshotError
+    from ..errors import MatrixError, SnapshotError
 
     try:
         facts, source = _facts(from_path, deep)

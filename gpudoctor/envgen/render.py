@@ -11,7 +11,7 @@ import re
 import shlex
 from dataclasses import dataclass
 from functools import cache
-from typing import Any, Iterable, Mapping, Sequence
+from typing import Any, Iterable, Sequence
 
 from gpudoctor import __version__
 

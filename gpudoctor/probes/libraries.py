@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import os
 import re
-from pathlib import Path
 from typing import Iterable, Mapping
 
 from ..model import Libraries, Library

@@ -21,19 +21,8 @@ import tensorflow as tf
 import keras
 
 from gpudoctor.verify import assess, data, weights
+from gpudoctor.verify.plan import Plan, Progress
 from gpudoctor.verify.model import CaseRequest, Check, NoDevice, Status
-
-Progress = Callable[[int, int, str], None]
-
-
-@dataclass(frozen=True)
-class Plan:
-    steps: int
-    batch: int
-    lr: float
-    eval_n: int
-    target: assess.LearnTarget
-
 
 PLANS = {
     "cnn": Plan(steps=40, batch=64, lr=2e-3, eval_n=512, target=assess.LearnTarget(min_drop=0.5, min_accuracy=0.6)),

@@ -5,7 +5,6 @@ from __future__ import annotations
 import pytest
 import yaml
 
-from gpudoctor import __version__
 from gpudoctor.envgen.render import (
     FILENAMES,
     FORMATS,
@@ -18,7 +17,6 @@ from gpudoctor.envgen.render import (
 )
 from gpudoctor.matrix.solver import Choice
 
-from . import parsing
 from .parsing import assert_files_mean
 
 TORCH_CU126 = Choice(
