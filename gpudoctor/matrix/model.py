@@ -216,16 +216,17 @@ class TorchRelease:
         return next((v for v in self.variants if v.cuda and vtuple(v.cuda)[:2] == want), None)
 
     def torchvision_requirement(self, version: str) -> str | None:
-        pin = self.torchvision_pins.get(version)
-        if pin:
-            return f"torchvision=={pin}"
-        return f"torchvision=={self.torchvision}.*" if self.torchvision else None
+        return _companion("torchvision", self.torchvision_pins.get(version), self.torchvision)
 
     def torchaudio_requirement(self, version: str) -> str | None:
-        pin = self.torchaudio_pins.get(version)
-        if pin:
-            return f"torchaudio=={pin}"
-        return f"torchaudio=={self.torchaudio}.*" if self.torchaudio else None
+        return _companion("torchaudio", self.torchaudio_pins.get(version), self.torchaudio)
+
+
+def _companion(name: str, pin: str | None, minor_series: str | None) -> str | None:
+    """The exact companion release where the matrix knows it, else its minor series."""
+    if pin:
+        return f"{name}=={pin}"
+    return f"{name}=={minor_series}.*" if minor_series else None
 
 
 @dataclass(frozen=True)
