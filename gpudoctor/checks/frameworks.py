@@ -53,11 +53,7 @@ def torch_runtime(facts: Facts, matrix: object) -> Iterator[Finding]:
     if not torch:
         return
     if torch.import_error:
-        yield Finding(
-            "framework-import-failed", Severity.ERROR, Section.TORCH, f"import torch fails: {torch.import_error}",
-            (f"torch {torch.version} at {torch.path}",),
-            install_fix(facts, matrix, "torch", "Reinstall torch", ("pip uninstall -y torch",)),
-        )
+        yield _import_failed(facts, matrix, "torch", torch.version, torch.path, torch.import_error)
         return
     if torch.cuda_available is None or not torch.cuda:
         return
@@ -114,11 +110,7 @@ def tf_runtime(facts: Facts, matrix: object) -> Iterator[Finding]:
     if not tf:
         return
     if tf.import_error:
-        yield Finding(
-            "framework-import-failed", Severity.ERROR, Section.TENSORFLOW, f"import tensorflow fails: {tf.import_error}",
-            (f"tensorflow {tf.version} at {tf.path}",),
-            install_fix(facts, matrix, "tensorflow", "Reinstall TensorFlow", ("pip uninstall -y tensorflow",)),
-        )
+        yield _import_failed(facts, matrix, "tensorflow", tf.version, tf.path, tf.import_error)
         return
     if tf.gpus_visible is None or not tf.is_cuda_build:
         return
@@ -132,6 +124,15 @@ def tf_runtime(facts: Facts, matrix: object) -> Iterator[Finding]:
             ("the GPU and the NVIDIA driver are present; the CUDA library findings say why",),
             install_fix(facts, matrix, "tensorflow", "Install TensorFlow with its CUDA libraries"),
         )
+
+
+def _import_failed(facts: Facts, matrix: object, framework: str, version: str | None, path: str | None, error: str) -> Finding:
+    section = Section.TORCH if framework == "torch" else Section.TENSORFLOW
+    return Finding(
+        "framework-import-failed", Severity.ERROR, section, f"import {framework} fails: {error}",
+        (f"{framework} {version or '(version unknown)'} at {path or '(path unknown)'}",),
+        install_fix(facts, matrix, framework, f"Reinstall {framework}", (f"pip uninstall -y {framework}",)),
+    )
 
 
 CHECKS = (

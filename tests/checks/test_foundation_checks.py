@@ -108,3 +108,22 @@ def test_tf_cpu_alone_without_gpu_is_fine():
     alone = dataclasses.replace(facts, gpus=(), pci_devices=(), driver=None,
                                 python_packages={"tensorflow": None, "tensorflow-cpu": "2.16.1"})
     assert "tf-cpu-package-shadows-gpu" not in ids(alone)
+
+
+def test_deep_import_error_is_an_error_with_a_reinstall_fix():
+    facts = load_facts("healthy-h100")
+    broken = dataclasses.replace(facts, frameworks=dataclasses.replace(
+        facts.frameworks, torch=dataclasses.replace(facts.frameworks.torch, import_error="ImportError: libcudnn.so.9: cannot open shared object file")))
+    (finding,) = [f for f in run(broken) if f.id == "framework-import-failed"]
+    assert finding.severity == Severity.ERROR and "libcudnn.so.9" in finding.title
+    assert finding.fix.commands[0] == "pip uninstall -y torch"
+
+
+def test_deep_cuda_unavailable_on_a_gpu_machine_is_an_error():
+    facts = load_facts("healthy-h100")
+    torch = dataclasses.replace(facts.frameworks.torch, cuda_available=False, device_count=0)
+    unavailable = dataclasses.replace(facts, frameworks=dataclasses.replace(facts.frameworks, torch=torch))
+    assert ids(unavailable)["torch-cuda-unavailable"] == "error"
+    available = dataclasses.replace(facts, frameworks=dataclasses.replace(
+        facts.frameworks, torch=dataclasses.replace(torch, cuda_available=True, device_count=1)))
+    assert ids(available)["torch-cuda-available"] == "ok"
