@@ -163,11 +163,20 @@ def test_deep_imports_each_framework_in_a_child(tmp_path):
         pytest.skip("torch not installed")
     assert torch["cuda_available"] is False  # a CUDA build on a machine without a GPU
     assert torch["device_count"] == 0
-    assert torch["arch_list"] == [] or all(a.startswith(("sm_", "compute_")) for a in torch["arch_list"])
+    if torch["cuda"]:  # the compiled list is read from the build even though CUDA is not available here
+        assert torch["arch_list"] and all(a.startswith(("sm_", "compute_")) for a in torch["arch_list"])
     tf = data["facts"]["frameworks"]["tensorflow"]
     if tf is not None:
         assert tf["gpus_visible"] == 0
     assert result.exit_code == 0
+
+
+def test_deep_empty_arch_list_stays_unknown():
+    from gpudoctor.model import TorchBuild
+    from gpudoctor.probes.deep import deepen_torch
+
+    deepened = deepen_torch(TorchBuild(version="2.5.1+cu124", cuda="12.4"), {"cuda_available": False, "arch_list": []})
+    assert deepened.arch_list is None and deepened.cuda_available is False
 
 
 def test_deep_child_crash_is_a_probe_error_not_a_dead_doctor():

@@ -35,7 +35,7 @@ def deepen_torch(build: TorchBuild, seen: dict) -> TorchBuild:
         build,
         cuda_available=seen.get("cuda_available"),
         device_count=seen.get("device_count"),
-        arch_list=tuple(seen["arch_list"]) if isinstance(seen.get("arch_list"), list) else build.arch_list,
+        arch_list=tuple(seen["arch_list"]) if isinstance(seen.get("arch_list"), list) and seen["arch_list"] else build.arch_list,
         cudnn=seen.get("cudnn", build.cudnn),
         import_error=seen.get("import_error"),
     )

@@ -15,7 +15,7 @@ def _torch() -> dict:
     seen: dict = {"version": torch.__version__, "cuda": torch.version.cuda, "hip": getattr(torch.version, "hip", None)}
     seen["cuda_available"] = bool(torch.cuda.is_available())
     seen["device_count"] = torch.cuda.device_count() if seen["cuda_available"] else 0
-    seen["arch_list"] = list(torch.cuda.get_arch_list()) if torch.version.cuda else []
+    seen["arch_list"] = _torch_arch_list(torch)
     try:
         number = torch.backends.cudnn.version()  # loads libcudnn: the version that really gets used
     except Exception:  # noqa: BLE001 - a missing cuDNN is a fact to report, not a crash
@@ -25,6 +25,16 @@ def _torch() -> dict:
         major, rest = (number // 10000, number % 10000) if number >= 90000 else (number // 1000, number % 1000)
         seen["cudnn"] = f"{major}.{rest // 100}.{rest % 100}"
     return seen
+
+
+def _torch_arch_list(torch) -> list | None:
+    """The architectures compiled into the build. torch.cuda.get_arch_list() returns [] whenever CUDA is not
+    available in older releases, which is exactly when the list matters most, so read the build flags directly."""
+    if not torch.version.cuda:
+        return None
+    flags = getattr(torch._C, "_cuda_getArchFlags", None)
+    listed = (flags() or "").split() if flags else list(torch.cuda.get_arch_list())
+    return listed or None  # empty means "could not tell", never "compiled for nothing"
 
 
 def _tensorflow() -> dict:
