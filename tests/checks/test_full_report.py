@@ -11,6 +11,10 @@ from tests.conftest import load_facts
 
 EXPECTED = {
     "healthy-h100": {"gpus-found"},
+    # torch 2.1.2+cu121 and TF 2.15 side by side on R535 (CUDA 12.2): both run through minor-version compatibility
+    "healthy-a100-r535": {"gpus-found"},
+    # torch 2.5.1 pins nvidia-cudnn-cu12 9.1, TensorFlow 2.16 was built against cuDNN 8.9: one of them breaks
+    "torch-tf-cudnn-conflict": {"gpus-found", "cudnn-version-mismatch"},
     "no-gpu-cuda-builds": {"no-nvidia-gpu", "torch-cuda-build-no-gpu", "tf-cuda-build-no-gpu"},
     "laptop-cpu-wheel": {"gpus-found", "torch-cpu-only-build"},
     "nouveau": {"nouveau-loaded"},
