@@ -18,3 +18,21 @@ class Plan:
     lr: float
     eval_n: int
     target: LearnTarget
+
+
+def training_summary(plan: Plan, first_loss: float, last_loss: float, accuracy: float, chance: float,
+                     train_s: float, peak_mem_mib: float | None, checks: list, notes: list) -> dict:
+    """The result fields every case reports, in one shape for both frameworks."""
+    return dict(
+        steps=plan.steps,
+        batch_size=plan.batch,
+        first_loss=first_loss,
+        last_loss=last_loss,
+        accuracy=accuracy,
+        chance=chance,
+        samples_per_s=plan.steps * plan.batch / train_s if train_s > 0 else None,
+        train_s=train_s,
+        peak_mem_mib=peak_mem_mib,
+        checks=checks,
+        notes=notes,
+    )

@@ -21,7 +21,7 @@ import tensorflow as tf
 import keras
 
 from gpudoctor.verify import assess, data, weights
-from gpudoctor.verify.plan import Plan, Progress
+from gpudoctor.verify.plan import Plan, Progress, training_summary
 from gpudoctor.verify.model import CaseRequest, Check, NoDevice, Status
 
 PLANS = {
@@ -477,17 +477,5 @@ def run(request: CaseRequest, progress: Progress) -> dict[str, Any]:
     peak = None
     if dev.is_gpu:
         peak = tf.config.experimental.get_memory_info(dev.tf_name.strip("/"))["peak"] / 2**20
-    out.update(
-        steps=plan.steps,
-        batch_size=plan.batch,
-        first_loss=first_loss,
-        last_loss=last_loss,
-        accuracy=accuracy,
-        chance=chance,
-        samples_per_s=plan.steps * plan.batch / train_s if train_s > 0 else None,
-        train_s=train_s,
-        peak_mem_mib=peak,
-        checks=checks,
-        notes=notes,
-    )
+    out.update(training_summary(plan, first_loss, last_loss, accuracy, chance, train_s, peak, checks, notes))
     return out

@@ -13,7 +13,7 @@ import torch
 from torch import nn
 
 from gpudoctor.verify import assess, data, weights
-from gpudoctor.verify.plan import Plan, Progress
+from gpudoctor.verify.plan import Plan, Progress, training_summary
 from gpudoctor.verify.model import CaseFailed, CaseRequest, Check, NoDevice, Status
 
 PLANS = {
@@ -382,19 +382,7 @@ def run(request: CaseRequest, progress: Progress) -> dict[str, Any]:
         checks.append(assess.frozen(changed, len(before), head_changed, len(params)))
     checks.append(amp)
 
-    out.update(
-        steps=plan.steps,
-        batch_size=plan.batch,
-        first_loss=first_loss,
-        last_loss=last_loss,
-        accuracy=accuracy,
-        chance=chance,
-        samples_per_s=plan.steps * plan.batch / train_s if train_s > 0 else None,
-        train_s=train_s,
-        peak_mem_mib=torch.cuda.max_memory_allocated(device) / 2**20 if device.type == "cuda" else None,
-        checks=checks,
-        notes=notes,
-    )
+    out.update(training_summary(plan, first_loss, last_loss, accuracy, chance, train_s, torch.cuda.max_memory_allocated(device) / 2**20 if device.type == "cuda" else None, checks, notes))
     return out
 
 
