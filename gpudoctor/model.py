@@ -102,7 +102,8 @@ class Libraries:
 @dataclass(frozen=True)
 class TorchBuild:
     version: str | None = None
-    cuda: str | None = None  # torch.version.cuda; None for a CPU-only build (see ``is_cpu_only``)
+    cuda: str | None = None  # torch.version.cuda; None when not a CUDA build OR not known: ``build`` tells which
+    build: str | None = None  # "cuda" | "rocm" | "cpu" | "xpu" | ...; None: unknown (never read as CPU-only)
     hip: str | None = None
     cudnn: str | None = None
     arch_list: tuple[str, ...] | None = None
@@ -131,6 +132,28 @@ class Frameworks:
 
 
 @dataclass(frozen=True)
+class Symptom:
+    """A message a framework or tool printed that states a fact ("libcudart.so.11.0: cannot open shared object
+    file", "no kernel image is available"), read from a pasted log. ``kind`` is a stable key (evidence/messages.py)."""
+
+    kind: str
+    text: str
+    framework: str | None = None  # "torch" | "tensorflow" | None
+    subject: str | None = None  # what it names: a library ("libcudnn.so.8"), an arch ("sm_120"), a package
+
+
+@dataclass(frozen=True)
+class Contradiction:
+    """Two pieces of evidence that disagree about one fact; the first is kept, both are reported."""
+
+    fact: str  # the snapshot key path, e.g. "driver.version"
+    kept: str
+    kept_from: str
+    other: str
+    other_from: str
+
+
+@dataclass(frozen=True)
 class ProbeError:
     probe: str
     error: str
@@ -148,6 +171,9 @@ class Facts:
     python_packages: dict[str, str | None] | None = None
     frameworks: Frameworks | None = None
     probe_errors: tuple[ProbeError, ...] = ()
+    symptoms: tuple[Symptom, ...] | None = None  # messages read from pasted logs
+    provenance: dict[str, str] | None = None  # fact key path -> where it was read ("collect_env, line 12")
+    contradictions: tuple[Contradiction, ...] | None = None
 
 
 # ---------------------------------------------------------------------------------------------------------------
@@ -191,6 +217,27 @@ class Finding:
     title: str
     evidence: tuple[str, ...] = ()
     fix: Fix | None = None
+    explains: tuple[str, ...] = ()  # ids of other findings in the report that this one causes
+
+
+class Status(enum.Enum):
+    """A section's verdict, as data (Flutter's ValidationType): not applicable is not a failure, and not judged is
+    not healthy."""
+
+    OK = "ok"
+    NOTE = "note"
+    WARNING = "warning"
+    ERROR = "error"
+    NOT_APPLICABLE = "not applicable"
+    NOT_JUDGED = "not judged"
+    CRASHED = "crashed"
+
+
+@dataclass(frozen=True)
+class SectionResult:
+    section: Section
+    status: Status
+    reason: str | None = None  # for not judged: what would fill it; for not applicable: why
 
 
 @dataclass(frozen=True)
@@ -208,6 +255,8 @@ class Report:
     crashes: tuple[CheckCrash, ...] = ()
     matrix_reviewed: str | None = None
     source: str = "this machine"  # or the snapshot file it was read from
+    sections: tuple[SectionResult, ...] = ()
+    primary: str | None = None  # the id of the finding that explains the most, shown first
 
     @property
     def worst(self) -> Severity:

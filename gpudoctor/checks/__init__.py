@@ -8,7 +8,9 @@ import traceback
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Callable, Iterable
 
-from ..model import CheckCrash, Facts, Finding, Report
+import dataclasses
+
+from ..model import CheckCrash, Facts, Finding, Report, Section
 
 if TYPE_CHECKING:
     from ..matrix import Matrix
@@ -20,24 +22,53 @@ CheckFunction = Callable[[Facts, "Matrix | None"], Iterable[Finding]]
 class Check:
     name: str  # the function's name, for --list and crash reports
     function: CheckFunction
+    section: Section | None = None
 
 
 def registry() -> tuple[Check, ...]:
     # Imported here so that loading the package costs nothing until checks run.
-    from . import arch, environment, frameworks, gpu, tensorflow_libs, versions
+    from . import arch, environment, evidence, frameworks, gpu, messages, tensorflow_libs, versions
 
-    modules = [gpu, environment, frameworks, versions, arch, tensorflow_libs]
-    return tuple(Check(fn.__name__, fn) for module in modules for fn in module.CHECKS)
+    # The fact rules first, then the rules over pasted log lines (their findings merge into the fact rules' ones).
+    modules = [gpu, environment, frameworks, versions, arch, tensorflow_libs, messages, evidence]
+    return tuple(Check(fn.__name__, fn, _SECTIONS.get(module.__name__.rsplit(".", 1)[-1])) for module in modules for fn in module.CHECKS)
+
+
+# Which section a crashed check leaves unjudged (a module's checks report into this section, mostly).
+_SECTIONS = {"gpu": Section.GPU, "environment": Section.ENVIRONMENT, "frameworks": Section.TORCH, "versions": Section.TORCH,
+             "arch": Section.TORCH, "tensorflow_libs": Section.TENSORFLOW, "messages": Section.GPU, "evidence": Section.ENVIRONMENT}
 
 
 def run_checks(facts: Facts, matrix: "Matrix | None" = None, source: str = "this machine") -> Report:
+    from .causes import link, primary
+    from .coverage import sections
+
     findings: list[Finding] = []
     crashes: list[CheckCrash] = []
+    crashed: set[Section] = set()
     for check in registry():
         try:
             findings.extend(check.function(facts, matrix))
         except Exception as exc:  # noqa: BLE001 - a crash becomes a result (Flutter's crash validator)
             where = traceback.extract_tb(exc.__traceback__)[-1]
             crashes.append(CheckCrash(check.name, f"{type(exc).__name__}: {exc} ({where.filename.rsplit('/', 1)[-1]}:{where.lineno})"))
+            if check.section:
+                crashed.add(check.section)
+    merged = link(merge_duplicates(findings))
     reviewed = getattr(matrix, "reviewed", None)
-    return Report(facts, tuple(findings), tuple(crashes), reviewed, source)
+    return Report(facts, merged, tuple(crashes), reviewed, source, sections(merged, facts, frozenset(crashed)), primary(merged))
+
+
+def merge_duplicates(findings: list[Finding]) -> tuple[Finding, ...]:
+    """One finding per (id, section): a later one (e.g. from a log line) adds its evidence to the first."""
+    out: dict[tuple[str, object], Finding] = {}
+    for finding in findings:
+        key = (finding.id, finding.section)
+        first = out.get(key)
+        if first is None:
+            out[key] = finding
+            continue
+        extra = tuple(line for line in finding.evidence if line not in first.evidence)
+        severity = max(first.severity, finding.severity)
+        out[key] = dataclasses.replace(first, evidence=first.evidence + extra, severity=severity)
+    return tuple(out.values())

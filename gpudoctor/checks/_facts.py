@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from ..model import Facts, Gpu, PciDevice
+import re
+
+from ..model import Facts, Gpu, PciDevice, Symptom, TorchBuild
 
 NVIDIA_DRIVERS = ("nvidia",)
 LIBRARY_NOT_FOUND = "NVML Shared Library Not Found"
@@ -18,15 +20,55 @@ def gpus(facts: Facts) -> tuple[Gpu, ...]:
 
 
 def gpu_presence(facts: Facts) -> bool | None:
-    """True: an NVIDIA GPU is on the bus or reported by the driver. False: probed, none. None: cannot tell."""
+    """True: an NVIDIA GPU is on the bus or reported by the driver. False: probed, none. None: cannot tell.
+
+    Implied evidence counts (see ``gpu_presence_reason``): a driver that reports its version, or a loaded nvidia
+    kernel module, exists only where an NVIDIA GPU does."""
     if facts.gpus:
         return True
     if facts.pci_devices:
+        return True
+    if gpu_implied_by_driver(facts):
         return True
     if facts.pci_devices == () and facts.gpus in ((), None):
         return False
     if facts.pci_devices is None and facts.gpus == ():
         return False
+    return None
+
+
+def gpu_implied_by_driver(facts: Facts) -> str | None:
+    """Why an NVIDIA GPU must exist although no GPU list says so (a pasted report is often just a driver line)."""
+    driver = facts.driver
+    if facts.gpus or facts.pci_devices or driver is None:
+        return None
+    if driver.version:
+        return f"NVIDIA driver {driver.version} reports its version, so an NVIDIA GPU is present (the GPU list is unknown)"
+    if driver.kernel_module == "nvidia":
+        return "the nvidia kernel module is loaded, so an NVIDIA GPU is present (the GPU list is unknown)"
+    return None
+
+
+def torch_build_kind(torch: TorchBuild) -> str | None:
+    """"cuda" | "rocm" | "cpu" | "xpu" | None (unknown). A missing key is never read as CPU-only: only the build
+    key, a CUDA/HIP version, the wheel's local tag or a compiled arch list tell."""
+    if torch.build:
+        return torch.build
+    if torch.cuda:
+        return "cuda"
+    if torch.hip:
+        return "rocm"
+    tag = torch.version.split("+", 1)[1].lower() if torch.version and "+" in torch.version else ""
+    if tag == "cpu" or tag.startswith("cpu."):
+        return "cpu"
+    if re.fullmatch(r"cu\d{2,4}.*", tag):
+        return "cuda"
+    if tag.startswith("rocm"):
+        return "rocm"
+    if tag.startswith("xpu"):
+        return "xpu"
+    if torch.arch_list and any(a.startswith(("sm_", "compute_")) for a in torch.arch_list):
+        return "cuda"
     return None
 
 
@@ -46,3 +88,8 @@ def package(facts: Facts, name: str) -> str | None:
 def gpu_label(gpu: Gpu) -> str:
     cc = f", compute capability {gpu.compute_capability}" if gpu.compute_capability else ""
     return f"GPU {gpu.index if gpu.index is not None else '?'}: {gpu.name or 'unknown model'}{cc}"
+
+
+def symptoms(facts: Facts, kind: str) -> list[Symptom]:
+    """Messages of this kind read from a pasted log (empty for a probed machine)."""
+    return [s for s in facts.symptoms or () if s.kind == kind]

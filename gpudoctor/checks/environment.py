@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Iterator
 
 from ..model import Facts, Finding, Fix, Gpu, Section, Severity
-from ._facts import LIBRARY_NOT_FOUND, env, gpu_presence
+from ._facts import LIBRARY_NOT_FOUND, env, gpu_presence, symptoms
 
 WSL_CUDA_GUIDE = "https://docs.nvidia.com/cuda/wsl-user-guide/index.html"
 CONTAINER_TOOLKIT = "https://docs.nvidia.com/datacenter/cloud-native/container-toolkit/latest/install-guide.html"
@@ -34,6 +34,8 @@ def _match_entry(entry: str, gpus: tuple[Gpu, ...]) -> object | None:
         index = int(entry)
         return index if index < len(gpus) else None
     if entry.startswith(("GPU-", "MIG-")):
+        if any(gpu.uuid is None for gpu in gpus):
+            return entry  # a UUID is a valid way to name a device; without the GPUs' UUIDs it cannot be refuted
         for position, gpu in enumerate(gpus):
             if gpu.uuid and gpu.uuid.startswith(entry):
                 return position
@@ -72,12 +74,15 @@ def wsl1_no_gpu_support(facts: Facts, matrix: object) -> Iterator[Finding]:
 
 
 def wsl_libcuda_not_on_loader_path(facts: Facts, matrix: object) -> Iterator[Finding]:
-    if not facts.host or facts.host.wsl != 2 or not facts.libraries or facts.libraries.libcuda != ():
+    if not facts.host or facts.host.wsl != 2:
+        return
+    logged = [s for s in symptoms(facts, "library-not-loadable") if (s.subject or "").startswith("libcuda.so")]
+    if not logged and (not facts.libraries or facts.libraries.libcuda != ()):
         return
     yield Finding(
         "wsl-libcuda-not-on-loader-path", Severity.ERROR, Section.ENVIRONMENT,
         "WSL 2 cannot find the Windows driver's libcuda.so",
-        ("libcuda.so.1 is neither in /usr/lib/wsl/lib nor in the loader cache",),
+        tuple(f"log: {s.text}" for s in logged[:2]) or ("libcuda.so.1 is neither in /usr/lib/wsl/lib nor in the loader cache",),
         Fix(
             "Install or update the NVIDIA driver on Windows (not inside WSL), then make /usr/lib/wsl/lib visible",
             ("echo /usr/lib/wsl/lib | sudo tee /etc/ld.so.conf.d/ld.wsl.conf", "sudo ldconfig",
@@ -89,7 +94,14 @@ def wsl_libcuda_not_on_loader_path(facts: Facts, matrix: object) -> Iterator[Fin
 
 def container_without_gpu_runtime(facts: Facts, matrix: object) -> Iterator[Finding]:
     host = facts.host
-    if not host or not host.container or not facts.driver or facts.driver.nvml_error != LIBRARY_NOT_FOUND:
+    if not host or not host.container:
+        return
+    driver = facts.driver
+    nvml_missing = driver is not None and driver.nvml_error == LIBRARY_NOT_FOUND
+    # Without the NVIDIA runtime nothing of the driver is mounted: no NVML and no libcuda, even if no NVML error
+    # was captured.
+    no_driver_inside = (driver is None or not driver.version) and facts.libraries is not None and facts.libraries.libcuda == ()
+    if not (nvml_missing or no_driver_inside):
         return
     # sysfs inside a container shows the host's PCI bus: a GPU bound to the host's nvidia driver that the
     # container cannot reach means the container was started without the NVIDIA runtime.
@@ -100,7 +112,7 @@ def container_without_gpu_runtime(facts: Facts, matrix: object) -> Iterator[Find
         "container-without-gpu-runtime", Severity.ERROR, Section.ENVIRONMENT,
         f"This {host.container} container was started without GPU access",
         (f"the host's GPU {host_gpus[0].bus_id} is bound to the nvidia driver",
-         f"inside the container NVML says: {LIBRARY_NOT_FOUND}"),
+         f"inside the container NVML says: {LIBRARY_NOT_FOUND}" if nvml_missing else "inside the container neither NVML nor libcuda is found"),
         Fix("Install the NVIDIA Container Toolkit on the host and start the container with GPUs",
             ("docker run --gpus all ...", "sudo nvidia-ctk runtime configure --runtime=docker && sudo systemctl restart docker"),
             CONTAINER_TOOLKIT),
@@ -119,8 +131,41 @@ def cuda_force_ptx_jit(facts: Facts, matrix: object) -> Iterator[Finding]:
     )
 
 
+def mig_several_instances_visible(facts: Facts, matrix: object) -> Iterator[Finding]:
+    listed = [s for s in symptoms(facts, "mig-instances") if s.subject and s.subject.isdigit() and int(s.subject) > 1]
+    if not listed:
+        return
+    visible = env(facts, "CUDA_VISIBLE_DEVICES")
+    if visible and visible.strip().startswith("MIG-") and "," not in visible:
+        return  # one instance selected: what CUDA supports
+    yield Finding(
+        "mig-several-instances-visible", Severity.WARNING, Section.ENVIRONMENT,
+        "Several MIG instances are visible to one process: CUDA enumerates only one of them",
+        tuple(s.text for s in listed) + ((f"CUDA_VISIBLE_DEVICES={visible}",) if visible else ("CUDA_VISIBLE_DEVICES is not set",)),
+        Fix("Give each process one MIG instance by its UUID (one process per instance for multi-instance training)",
+            ("nvidia-smi -L   # lists the MIG-... UUIDs", "CUDA_VISIBLE_DEVICES=MIG-<uuid> python train.py"),
+            "https://docs.nvidia.com/datacenter/tesla/mig-user-guide/index.html#cuda-device-enumeration"),
+    )
+
+
+def nvidia_visible_devices_outside_container(facts: Facts, matrix: object) -> Iterator[Finding]:
+    value = env(facts, "NVIDIA_VISIBLE_DEVICES")
+    # Only where "not in a container" was observed: in a pasted report an unknown container is no evidence.
+    if value is None or facts.provenance is not None or not facts.host or facts.host.container:
+        return
+    yield Finding(
+        "nvidia-visible-devices-outside-container", Severity.WARNING, Section.ENVIRONMENT,
+        "NVIDIA_VISIBLE_DEVICES is set outside a container, where it has no effect",
+        (f"NVIDIA_VISIBLE_DEVICES={value}", "only the NVIDIA container runtime reads it; CUDA itself reads CUDA_VISIBLE_DEVICES"),
+        Fix("Select GPUs with CUDA_VISIBLE_DEVICES instead", (f"export CUDA_VISIBLE_DEVICES={value}", "unset NVIDIA_VISIBLE_DEVICES"),
+            "https://docs.nvidia.com/datacenter/cloud-native/container-toolkit/latest/docker-specialized.html"),
+    )
+
+
 CHECKS = (
     cuda_visible_devices_hides_all_gpus,
+    mig_several_instances_visible,
+    nvidia_visible_devices_outside_container,
     wsl1_no_gpu_support,
     wsl_libcuda_not_on_loader_path,
     container_without_gpu_runtime,

@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Iterator
 
 from ..model import Facts, Finding, Section, Severity
-from ._facts import driver_loaded, gpu_presence, package
+from ._facts import driver_loaded, gpu_implied_by_driver, gpu_presence, package, symptoms, torch_build_kind
 from .advice import install_fix
 
 _TF_CPU_DISTRIBUTIONS = ("tensorflow-cpu", "tensorflow-intel")
@@ -18,27 +18,34 @@ def _os(facts: Facts) -> str | None:
 
 def torch_cpu_only_build(facts: Facts, matrix: object) -> Iterator[Finding]:
     torch = facts.frameworks.torch if facts.frameworks else None
-    if not torch or not torch.version or torch.cuda or torch.hip:
+    if not torch or torch_build_kind(torch) != "cpu":
         return
     if _os(facts) == "darwin":
         return  # no CUDA on macOS: the CPU/MPS wheel is the right one
-    on_gpu = gpu_presence(facts) is True
-    evidence = (f"torch {torch.version}: torch.version.cuda is None (a CPU-only build)",)
-    if not on_gpu:
+    label = f"torch {torch.version}" if torch.version else "torch"
+    evidence = [f"{label}: no CUDA in this build (torch.version.cuda is None)"]
+    evidence += [f"log: {s.text}" for s in symptoms(facts, "torch-not-compiled-with-cuda")[:1]]
+    presence = gpu_presence(facts)
+    if presence is False:
         yield Finding("torch-cpu-only-build", Severity.INFO, Section.TORCH,
-                      f"torch {torch.version} is a CPU-only build (fine on this machine without an NVIDIA GPU)", evidence)
+                      f"{label} is a CPU-only build (fine on this machine without an NVIDIA GPU)", tuple(evidence))
         return
-    yield Finding(
-        "torch-cpu-only-build", Severity.ERROR, Section.TORCH,
-        f"torch {torch.version} is a CPU-only build on a machine with an NVIDIA GPU",
-        evidence,
-        install_fix(facts, matrix, "torch", "Replace it with a CUDA build", ("pip uninstall -y torch torchvision torchaudio",)),
-    )
+    implied = gpu_implied_by_driver(facts)
+    if implied:
+        evidence.append(implied)
+    fix = install_fix(facts, matrix, "torch", "Replace it with a CUDA build", ("pip uninstall -y torch torchvision torchaudio",))
+    if presence is None:
+        yield Finding("torch-cpu-only-build", Severity.WARNING, Section.TORCH,
+                      f"{label} is a CPU-only build: it cannot use an NVIDIA GPU (whether this machine has one is not known)",
+                      tuple(evidence), fix)
+        return
+    yield Finding("torch-cpu-only-build", Severity.ERROR, Section.TORCH,
+                  f"{label} is a CPU-only build on a machine with an NVIDIA GPU", tuple(evidence), fix)
 
 
 def torch_cuda_build_without_gpu(facts: Facts, matrix: object) -> Iterator[Finding]:
     torch = facts.frameworks.torch if facts.frameworks else None
-    if not torch or not torch.cuda or gpu_presence(facts) is not False:
+    if not torch or torch_build_kind(torch) != "cuda" or gpu_presence(facts) is not False:
         return
     yield Finding(
         "torch-cuda-build-no-gpu", Severity.INFO, Section.TORCH,
@@ -55,18 +62,20 @@ def torch_runtime(facts: Facts, matrix: object) -> Iterator[Finding]:
     if torch.import_error:
         yield _import_failed(facts, matrix, "torch", torch.version, torch.path, torch.import_error)
         return
-    if torch.cuda_available is None or not torch.cuda:
+    if torch.cuda_available is None or torch_build_kind(torch) != "cuda":
         return
     if torch.cuda_available:
         cudnn = f", cuDNN {torch.cudnn}" if torch.cudnn else ""
         yield Finding("torch-cuda-available", Severity.OK, Section.TORCH,
                       f"torch {torch.version} sees {torch.device_count} CUDA device(s){cudnn}",
                       (f"arch list: {' '.join(torch.arch_list or ())}",))
-    elif gpu_presence(facts) is True and driver_loaded(facts):
+    elif gpu_presence(facts) is not False:
+        known = gpu_presence(facts) is True and driver_loaded(facts)
         yield Finding(
-            "torch-cuda-unavailable", Severity.ERROR, Section.TORCH,
-            f"torch {torch.version} is a CUDA {torch.cuda} build but torch.cuda.is_available() is False",
-            ("the GPU and the NVIDIA driver are present (see above); the driver or environment findings say why",),
+            "torch-cuda-unavailable", Severity.ERROR if known else Severity.WARNING, Section.TORCH,
+            f"torch {torch.version} is a CUDA{' ' + torch.cuda if torch.cuda else ''} build but torch.cuda.is_available() is False",
+            ("the GPU and the NVIDIA driver are present (see above); the driver or environment findings say why",) if known else
+            ("whether a GPU and a working NVIDIA driver are present is not known: `nvidia-smi` tells",),
             install_fix(facts, matrix, "torch", "If no other finding explains it, install the build that fits this machine"),
         )
 
@@ -81,16 +90,29 @@ def tf_cpu_package_shadows_gpu(facts: Facts, matrix: object) -> Iterator[Finding
     elif cpu_dists and on_linux_gpu:
         evidence = tuple(f"{n}=={package(facts, n)} is installed (no GPU support)" for n in cpu_dists)
         title = "Only a CPU-only TensorFlow package is installed on a machine with an NVIDIA GPU"
+    elif _tf1_cpu_package(facts) and gpu_presence(facts) is not False:
+        version = package(facts, "tensorflow")
+        evidence = (f"tensorflow=={version} is installed: before 1.15 the 'tensorflow' package was CPU-only; GPU support was 'tensorflow-gpu'",)
+        title = f"tensorflow {version} is the CPU-only package of TensorFlow 1.x"
     elif tf and tf.is_cuda_build is False and on_linux_gpu:
         evidence = (f"tensorflow {tf.version}: build_info is_cuda_build = False",)
         title = f"TensorFlow {tf.version} is a CPU-only build on a machine with an NVIDIA GPU"
     else:
         return
+    both_installed = bool(cpu_dists) and bool(package(facts, "tensorflow"))
+    severity = Severity.ERROR if both_installed or gpu_presence(facts) else Severity.WARNING
     yield Finding(
-        "tf-cpu-package-shadows-gpu", Severity.ERROR, Section.TENSORFLOW, title, evidence,
+        "tf-cpu-package-shadows-gpu", severity, Section.TENSORFLOW, title, evidence,
         install_fix(facts, matrix, "tensorflow", "Remove every TensorFlow package, then install the GPU one",
                     (f"pip uninstall -y tensorflow {' '.join(cpu_dists)}".rstrip(),)),
     )
+
+
+def _tf1_cpu_package(facts: Facts) -> bool:
+    from ..matrix.model import try_vtuple
+
+    version = try_vtuple(package(facts, "tensorflow"))
+    return bool(version) and version[:2] < (1, 15) and not package(facts, "tensorflow-gpu")
 
 
 def tf_cuda_build_without_gpu(facts: Facts, matrix: object) -> Iterator[Finding]:

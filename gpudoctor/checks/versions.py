@@ -7,6 +7,7 @@ no framework data)."""
 
 from __future__ import annotations
 
+import re
 from typing import TYPE_CHECKING, Iterator
 
 from ..model import Facts, Finding, Fix, Section, Severity
@@ -53,7 +54,8 @@ def driver_too_old_for_cuda_build(facts: Facts, matrix: "Matrix | None") -> Iter
     from ..matrix.solver import driver_os, driver_verdict
 
     driver = facts.driver
-    if matrix is None or not facts.gpus or driver is None or not (driver.version or driver.cuda_version):
+    # A driver that reports a version implies a GPU, so the GPU list itself need not be known.
+    if matrix is None or driver is None or not (driver.version or driver.cuda_version):
         return
     os = driver_os(b.host_os(facts), b.is_wsl(facts))
     have = driver.version or f"with CUDA {driver.cuda_version}"
@@ -80,7 +82,7 @@ def driver_too_old_for_cuda_build(facts: Facts, matrix: "Matrix | None") -> Iter
         # Minor-version compatibility does not cover JIT of PTX newer than the driver: a GPU that this build serves
         # only through PTX needs a driver whose CUDA is at least the build's.
         if dv.ok and not dv.native and build.arch and dv.driver_cuda and try_vtuple(dv.driver_cuda)[:2] < b.vt(build.cuda)[:2]:
-            for gpu in facts.gpus:
+            for gpu in facts.gpus or ():
                 cc = b.gpu_cc(gpu, matrix)
                 if cc and arch_support(build.arch, cc) == "ptx":
                     yield Finding(
@@ -173,6 +175,82 @@ def cuda_toolkit_major_mismatch_for_extensions(facts: Facts, matrix: "Matrix | N
     )
 
 
+def cuda_toolkit_newer_than_driver(facts: Facts, matrix: "Matrix | None") -> Iterator[Finding]:
+    from ..matrix.solver import driver_os, driver_verdict
+
+    driver = facts.driver
+    toolkits = facts.cuda_toolkits or ()
+    toolkit = next((t for t in toolkits if t.on_path), toolkits[0] if toolkits else None)
+    if matrix is None or toolkit is None or b.vt(toolkit.version) is None or driver is None or not (driver.version or driver.cuda_version):
+        return
+    dv = driver_verdict(matrix, toolkit.version, driver.version, driver.cuda_version, driver_os(b.host_os(facts), b.is_wsl(facts)))
+    if dv.ok is not False:
+        return
+    insufficient = [s for s in (facts.symptoms or ()) if s.kind == "driver-insufficient"]
+    have = f"driver {driver.version}" if driver.version else f"the driver (CUDA {driver.cuda_version})"
+    yield Finding(
+        "cuda-toolkit-newer-than-driver", Severity.ERROR if insufficient else Severity.WARNING, Section.CUDA,
+        f"The CUDA {toolkit.version} toolkit is newer than {have} supports: what nvcc builds will not run",
+        (f"nvcc: CUDA {toolkit.version}" + (f" ({toolkit.path})" if toolkit.path else ""),
+         f"{have} supports CUDA {dv.driver_cuda or 'unknown'}; CUDA {toolkit.version} needs driver >= {dv.need}",
+         *(f"log: {s.text}" for s in insufficient[:1]),
+         "pip wheels of PyTorch and TensorFlow bring their own CUDA; this matters for extensions, nvcc builds and JIT"),
+        Fix(f"Upgrade the NVIDIA driver to >= {dv.need}, or use a CUDA toolkit no newer than CUDA {dv.driver_cuda or 'the driver supports'}",
+            ("nvidia-smi   # 'CUDA Version' is the newest CUDA the driver runs",), b.DRIVER_URL),
+    )
+
+
+def numpy2_abi_mismatch(facts: Facts, matrix: "Matrix | None") -> Iterator[Finding]:
+    logged = [s for s in (facts.symptoms or ()) if s.kind == "numpy-abi"]
+    numpy = b.vt((facts.python_packages or {}).get("numpy"))
+    too_old = []
+    if matrix is not None and numpy and numpy[0] >= 2:
+        for build in b.builds(facts, matrix):
+            since = matrix.torch_numpy2_since if build.framework == "torch" else matrix.tf_numpy2_since
+            if b.vt(build.version)[:3] < b.vt(since):
+                too_old.append((build, since))
+    if not logged and not too_old:
+        return
+    section = too_old[0][0].section if too_old else Section.ENVIRONMENT
+    evidence = [f"log: {s.text}" for s in logged[:2]]
+    if numpy:
+        evidence.append(f"numpy {'.'.join(map(str, numpy))} is installed")
+    evidence += [f"{build.label} is built against NumPy 1.x (NumPy 2 builds start at {build.framework} {since})" for build, since in too_old]
+    upgrades = [f"pip install '{'torch' if build.framework == 'torch' else 'tensorflow'}>={since}'" for build, since in too_old]
+    yield Finding(
+        "numpy2-abi-mismatch", Severity.ERROR, section,
+        "NumPy 2 is installed with a package compiled against NumPy 1.x: it fails to import or to convert arrays",
+        tuple(evidence),
+        Fix("Install a NumPy 1.x, or upgrade the package built against NumPy 1.x", ("pip install 'numpy<2'", *upgrades),
+            "https://numpy.org/devdocs/numpy_2_0_migration_guide.html"),
+    )
+
+
+def python_version_no_wheel_from_message(facts: Facts, matrix: "Matrix | None") -> Iterator[Finding]:
+    py = b.python_minor(facts)
+    if matrix is None or py is None:
+        return
+    for symptom in (s for s in (facts.symptoms or ()) if s.kind == "no-matching-distribution"):
+        name = (symptom.subject or "").split("=")[0].rstrip("<>~!")
+        framework = "torch" if name == "torch" else "tensorflow" if name.startswith("tensorflow") else None
+        version = re.sub(r"^[a-z-]+", "", symptom.subject or "")
+        if framework is None:
+            continue
+        releases = matrix.torch if framework == "torch" else matrix.tensorflow
+        release = (matrix.torch_release(version) if framework == "torch" else matrix.tf_release(version)) if version else None
+        pythons = release.python if release else tuple(dict.fromkeys(p for r in releases for p in r.python))
+        if py in pythons:
+            continue
+        what = f"{framework} {release.series}" if release else framework
+        yield Finding(
+            "python-version-no-wheel", Severity.ERROR, Section.TORCH if framework == "torch" else Section.TENSORFLOW,
+            f"Python {py} has no wheel of {what}: pip finds nothing to install",
+            (f"log: {symptom.text}", f"this Python is {facts.host.python}",
+             f"{what} has wheels for Python {min(pythons, key=b.vt)}–{max(pythons, key=b.vt)}"),
+            b.install_fix(facts, matrix, framework, f"Use a Python that {what} has wheels for, or a release built for Python {py}"),
+        )
+
+
 def _with_url(fix: Fix, url: str) -> Fix:
     return Fix(fix.summary, fix.commands, fix.url or url)
 
@@ -182,4 +260,7 @@ CHECKS = (
     driver_too_old_for_cuda_build,
     python_version_no_wheel,
     cuda_toolkit_major_mismatch_for_extensions,
+    cuda_toolkit_newer_than_driver,
+    numpy2_abi_mismatch,
+    python_version_no_wheel_from_message,
 )

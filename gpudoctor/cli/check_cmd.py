@@ -17,8 +17,9 @@ _ROLE_COLOURS = {"ok": "green", "info": "cyan", "warning": "yellow", "error": "r
 @click.option("--json", "as_json", is_flag=True, help="Print only JSON: the snapshot and the findings, with a schema version.")
 @click.option("--markdown", is_flag=True, help="Print a Markdown report to paste into a bug report (UUIDs, host and user names redacted).")
 @click.option("--save", "save_path", type=click.Path(dir_okay=False, path_type=Path), help="Also write the facts snapshot to FILE.")
-@click.option("--from", "from_path", type=click.Path(dir_okay=False, path_type=Path),
-              help="Diagnose a saved or hand-written (partial) snapshot instead of this machine.")
+@click.option("--from", "from_path", type=click.Path(dir_okay=False, allow_dash=True, path_type=Path),
+              help="Diagnose a snapshot or a pasted bug report (collect_env, nvidia-smi, nvcc, pip/conda lists, error lines) "
+                   "instead of this machine; '-' reads standard input.")
 @click.option("--deep", is_flag=True, help="Also import each framework in a child process (60 s timeout) and record what it sees.")
 @click.option("--ignore", "ignored", multiple=True, metavar="ID", help="Leave out findings with this id (repeatable).")
 @click.option("--strict", is_flag=True, help="Exit 1 on warnings too, not only on errors.")
@@ -63,14 +64,13 @@ def _facts(from_path: Path | None, deep: bool):
         from ..probes import collect
 
         return collect(deep=deep), "this machine"
-    from ..errors import SnapshotError
-    from ..snapshot import facts_from_json
+    from ..evidence import read_evidence
+    from ..evidence.source import read_input
 
-    try:
-        text = from_path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise SnapshotError(f"cannot read {from_path}: {getattr(exc, 'strerror', None) or exc}") from None
-    return facts_from_json(text, str(from_path)), f"snapshot {from_path}"
+    text, origin = read_input(from_path)
+    facts = read_evidence(text, origin)
+    kind = "pasted report" if facts.provenance else "snapshot"
+    return facts, f"{kind} {origin}"
 
 
 def _save(facts, path: Path, force: bool) -> None:

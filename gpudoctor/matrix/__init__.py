@@ -78,6 +78,8 @@ def _load(directory: Path) -> Matrix:
         torch=tuple(sorted((_torch_release(t) for t in torch.tables("release")), key=lambda r: vtuple(r.latest))),
         torch_index_url=torch.str("index_url"),
         torch_default_windows=torch.str("default_windows"),
+        torch_numpy2_since=torch.version("numpy2_since"),
+        tf_numpy2_since=tf.version("numpy2_since"),
         tensorflow=tuple(sorted((_tf_release(t) for t in tf.tables("release")), key=lambda r: vtuple(r.latest))),
         tf_windows_gpu_last=tf.version("windows_gpu_last"),
         tf_windows_gpu_conda=tf.strs("windows_gpu_conda"),

@@ -308,6 +308,8 @@ class Matrix:
     tf_wsl_min_windows: str
     cudnn: tuple[CudnnRelease, ...]  # oldest first
     gpus: tuple[GpuModel, ...]
+    torch_numpy2_since: str = "2.3.0"  # the first release built against NumPy 2 (matrices/torch.toml)
+    tf_numpy2_since: str = "2.18.0"
     reviewed_by_file: Mapping[str, str] = field(default_factory=dict)
 
     # -- CUDA ---------------------------------------------------------------------------------------------------

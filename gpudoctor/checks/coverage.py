@@ -1,0 +1,98 @@
+"""Section status as data. ``section_status`` merges a section's findings and what the facts allow to judge into one
+Status (Flutter's doctor does the same): a section with no finding is OK only when its checks had facts to work on;
+otherwise it is not applicable (nothing there to judge) or not judged (the facts are missing, and it says which)."""
+
+from __future__ import annotations
+
+from ..model import Facts, Finding, Section, SectionResult, Severity, Status
+from ._facts import gpu_presence, torch_build_kind
+
+_BY_SEVERITY = {Severity.OK: Status.OK, Severity.INFO: Status.NOTE, Severity.WARNING: Status.WARNING, Severity.ERROR: Status.ERROR}
+PASTE_HINT = "paste `nvidia-smi` and `python -m torch.utils.collect_env`, or run gpudoctor check on that machine"
+
+
+def section_status(section: Section, findings: tuple[Finding, ...], facts: Facts, crashed: bool = False) -> SectionResult:
+    """Pure: the worst finding decides; without findings, what the facts allow to say."""
+    own = [f for f in findings if f.section == section]
+    if crashed:
+        return SectionResult(section, Status.CRASHED, "a check of this section crashed: see below")
+    if own:
+        return SectionResult(section, _BY_SEVERITY[max(f.severity for f in own)])
+    status, reason = _JUDGEABLE[section](facts)
+    return SectionResult(section, status, reason)
+
+
+def sections(findings: tuple[Finding, ...], facts: Facts, crashed: frozenset[Section] = frozenset()) -> tuple[SectionResult, ...]:
+    return tuple(section_status(s, findings, facts, s in crashed) for s in Section)
+
+
+def _pasted(facts: Facts) -> bool:
+    return facts.provenance is not None
+
+
+def _gpu(facts: Facts) -> tuple[Status, str | None]:
+    presence = gpu_presence(facts)
+    if presence is None:
+        return Status.NOT_JUDGED, f"the GPU and the NVIDIA driver are unknown: {PASTE_HINT}"
+    if presence and not (facts.driver and (facts.driver.version or facts.driver.cuda_version)):
+        return Status.NOT_JUDGED, "the NVIDIA driver version is unknown: paste `nvidia-smi`"
+    return Status.OK, None
+
+
+def _cuda(facts: Facts) -> tuple[Status, str | None]:
+    if facts.cuda_toolkits is None:
+        return Status.NOT_APPLICABLE, "unknown; a CUDA toolkit is needed only to compile CUDA code"
+    return Status.OK, None
+
+
+def _frameworks_needing_cudnn(facts: Facts) -> bool:
+    tf = facts.frameworks.tensorflow if facts.frameworks else None
+    return bool(tf and tf.is_cuda_build is not False and (tf.version or tf.is_cuda_build))
+
+
+def _cudnn(facts: Facts) -> tuple[Status, str | None]:
+    known = (facts.libraries is not None and facts.libraries.libcudnn is not None) or any(
+        name.startswith("nvidia-cudnn") or name == "cudnn" for name in facts.python_packages or {})
+    if known:
+        return Status.OK, None
+    if _frameworks_needing_cudnn(facts) and gpu_presence(facts) is not False:
+        return Status.NOT_JUDGED, "TensorFlow needs a cuDNN and none is known: paste `pip list | grep nvidia` or the cuDNN version"
+    return Status.NOT_APPLICABLE, "PyTorch wheels bring their own cuDNN" if facts.frameworks and facts.frameworks.torch else "no framework that needs it is known"
+
+
+def _torch(facts: Facts) -> tuple[Status, str | None]:
+    torch = facts.frameworks.torch if facts.frameworks else None
+    if torch is None:
+        if facts.frameworks is None and not _pasted(facts):
+            return Status.NOT_JUDGED, "the framework probe failed"
+        return Status.NOT_APPLICABLE, "not in the evidence" if _pasted(facts) else "not installed"
+    if torch_build_kind(torch) is None:
+        return Status.NOT_JUDGED, "whether torch is a CUDA build is unknown: paste `python -c \"import torch; print(torch.__version__, torch.version.cuda)\"`"
+    return Status.OK, None
+
+
+def _tensorflow(facts: Facts) -> tuple[Status, str | None]:
+    tf = facts.frameworks.tensorflow if facts.frameworks else None
+    if tf is None:
+        if facts.frameworks is None and not _pasted(facts):
+            return Status.NOT_JUDGED, "the framework probe failed"
+        return Status.NOT_APPLICABLE, "not in the evidence" if _pasted(facts) else "not installed"
+    if tf.is_cuda_build is None and gpu_presence(facts) is not False:
+        return Status.NOT_JUDGED, "whether TensorFlow is a CUDA build is unknown: paste `python -c \"import tensorflow as tf; print(tf.sysconfig.get_build_info())\"`"
+    return Status.OK, None
+
+
+def _environment(facts: Facts) -> tuple[Status, str | None]:
+    if facts.host is None:
+        return Status.NOT_JUDGED if not _pasted(facts) else Status.NOT_APPLICABLE, "OS, Python, WSL and container are unknown"
+    return Status.OK, None
+
+
+_JUDGEABLE = {
+    Section.GPU: _gpu,
+    Section.CUDA: _cuda,
+    Section.CUDNN: _cudnn,
+    Section.TORCH: _torch,
+    Section.TENSORFLOW: _tensorflow,
+    Section.ENVIRONMENT: _environment,
+}

@@ -1,0 +1,30 @@
+"""The evidence itself: two pasted blocks that disagree about one fact are reported, never silently merged."""
+
+from __future__ import annotations
+
+from typing import Iterator
+
+from ..model import Facts, Finding, Fix, Section, Severity
+
+_SECTION_OF = (("driver", Section.GPU), ("gpus", Section.GPU), ("pci_devices", Section.GPU), ("cuda_toolkits", Section.CUDA),
+               ("libraries.libcudnn", Section.CUDNN), ("libraries", Section.CUDA), ("frameworks.torch", Section.TORCH),
+               ("python_packages.torch", Section.TORCH), ("frameworks.tensorflow", Section.TENSORFLOW),
+               ("python_packages.tensorflow", Section.TENSORFLOW))
+
+
+def section_of(key: str) -> Section:
+    return next((section for prefix, section in _SECTION_OF if key.startswith(prefix)), Section.ENVIRONMENT)
+
+
+def evidence_contradiction(facts: Facts, matrix: object) -> Iterator[Finding]:
+    for c in facts.contradictions or ():
+        yield Finding(
+            "evidence-contradiction", Severity.WARNING, section_of(c.fact),
+            f"The evidence disagrees about {c.fact}: {c.kept} or {c.other}",
+            (f"{c.kept} ({c.kept_from}) — this value was used", f"{c.other} ({c.other_from})"),
+            Fix("Check which output is current (two environments, two machines, or an upgrade in between?) and paste "
+                "fresh output of `python -m torch.utils.collect_env` and `nvidia-smi` from the same shell"),
+        )
+
+
+CHECKS = (evidence_contradiction,)

@@ -1,0 +1,241 @@
+"""Judging what a pasted log says happened. A framework's own error line is the strongest evidence there is
+("The NVIDIA driver on your system is too old", "Loaded runtime CuDNN library ... but source was compiled with"),
+so each becomes the finding it proves, with the line as evidence, even when the facts around it are unknown.
+
+These checks run after the fact rules; where both find the same problem, the report keeps the fact rule's finding
+and adds the line to its evidence (checks/__init__.py)."""
+
+from __future__ import annotations
+
+import re
+from typing import TYPE_CHECKING, Iterator
+
+from ..model import Facts, Finding, Fix, Section, Severity, Symptom
+from . import _builds as b
+from ._facts import gpu_presence, symptoms
+
+if TYPE_CHECKING:
+    from ..matrix.model import Matrix
+
+_CUDA_LIBS = re.compile(r"^(?:lib)?(cudart|cublas|cublasLt|cufft|curand|cusolver|cusparse|cudnn|nvrtc)(?:64)?[._]", re.I)
+_SONAME_CUDA = re.compile(r"(?:lib)?(?:cudart|cublas|cufft|curand|cusolver|cusparse)(?:\.so\.|64_)(\d+)\.?(\d)")
+_SONAME_CUDNN = re.compile(r"(?:lib)?cudnn(?:\.so\.|64_)(\d+)")
+_LIBCUDA = re.compile(r"^libcuda\.so|^nvcuda\.dll|^libnvidia-ml\.so", re.I)
+
+
+def _lines(found: list[Symptom]) -> tuple[str, ...]:
+    seen: list[str] = []
+    for s in found:
+        if s.text not in seen:
+            seen.append(s.text)
+    return tuple(f"log: {text}" for text in seen[:4])
+
+
+def _section(framework: str | None) -> Section:
+    return Section.TENSORFLOW if framework == "tensorflow" else Section.TORCH
+
+
+def _severity_for_unknown_gpu(facts: Facts) -> Severity | None:
+    """A symptom that only matters on a GPU machine: an error there, a warning when the GPU is unknown."""
+    presence = gpu_presence(facts)
+    return Severity.ERROR if presence else Severity.WARNING if presence is None else None
+
+
+def driver_too_old_from_message(facts: Facts, matrix: "Matrix | None") -> Iterator[Finding]:
+    found = symptoms(facts, "driver-too-old")
+    if not found:
+        return
+    driver = facts.driver
+    have = f"driver supporting CUDA {driver.cuda_version}" if driver and driver.cuda_version else "the installed driver"
+    torch = facts.frameworks.torch if facts.frameworks else None
+    build = f"torch {torch.version}" + (f" (CUDA {torch.cuda})" if torch.cuda else "") if torch and torch.version else "this torch build"
+    fix = b.install_fix(facts, matrix, "torch", "Install a torch build for the driver's CUDA", "or upgrade the NVIDIA driver") if matrix else None
+    yield Finding(
+        "driver-too-old-for-cuda-build", Severity.ERROR, Section.TORCH,
+        f"The NVIDIA driver is too old for {build}: torch says so when it starts CUDA",
+        _lines(found) + (f"torch reports the {have}",),
+        fix or Fix("Upgrade the NVIDIA driver, or install a torch build for an older CUDA", (), b.TORCH_PREVIOUS_URL),
+    )
+
+
+def arch_not_in_build_from_message(facts: Facts, matrix: "Matrix | None") -> Iterator[Finding]:
+    for framework in ("torch", "tensorflow"):
+        found = [s for s in symptoms(facts, "arch-not-in-build") if s.framework == framework]
+        if not found:
+            continue
+        gpu = facts.gpus[0] if facts.gpus else None
+        cc = gpu.compute_capability if gpu else None
+        name = "PyTorch" if framework == "torch" else "TensorFlow"
+        what = f"{gpu.name if gpu and gpu.name else 'the GPU'}" + (f" (compute capability {cc})" if cc else "")
+        fix = b.install_fix(facts, matrix, framework, f"Install a {name} build compiled for compute capability {cc or 'of this GPU'}") if matrix else None
+        yield Finding(
+            "gpu-arch-not-in-build", Severity.ERROR, _section(framework),
+            f"The installed {name} build has no code for {what}: it says so itself",
+            _lines(found),
+            fix or Fix(f"Install a {name} build compiled for this GPU", (), b.TORCH_URL if framework == "torch" else b.TF_PIP_URL),
+        )
+
+
+def no_kernel_image_from_message(facts: Facts, matrix: "Matrix | None") -> Iterator[Finding]:
+    found = symptoms(facts, "no-kernel-image")
+    if not found or symptoms(facts, "arch-not-in-build"):
+        return
+    yield Finding(
+        "gpu-arch-not-in-build", Severity.ERROR, Section.TORCH,
+        "\"no kernel image is available\": the build (or an extension) has no code for this GPU's architecture",
+        _lines(found) + ("CUDA raises this when neither SASS for the GPU nor usable PTX is in the binary",),
+        b.install_fix(facts, matrix, "torch", "Install a build compiled for this GPU's compute capability") if matrix else
+        Fix("Install a build compiled for this GPU's compute capability (and rebuild CUDA extensions with TORCH_CUDA_ARCH_LIST set)", (), b.TORCH_URL),
+    )
+
+
+def cuda_libraries_not_loadable(facts: Facts, matrix: "Matrix | None") -> Iterator[Finding]:
+    found = [s for s in symptoms(facts, "library-not-loadable") if s.subject and _CUDA_LIBS.match(s.subject)]
+    found += symptoms(facts, "tf-gpu-libs-missing")
+    if not found:
+        return
+    tf = facts.frameworks.tensorflow if facts.frameworks else None
+    framework = next((s.framework for s in found if s.framework), None) or ("tensorflow" if tf else None)
+    subjects = [s.subject for s in found if s.subject]
+    needs = []
+    for subject in subjects:
+        m = _SONAME_CUDA.search(subject)
+        if m and f"CUDA {m.group(1)}.{m.group(2)}" not in needs:
+            needs.append(f"CUDA {m.group(1)}.{m.group(2)}")
+        m = _SONAME_CUDNN.search(subject)
+        if m and f"cuDNN {m.group(1)}" not in needs:
+            needs.append(f"cuDNN {m.group(1)}")
+    evidence = _lines(found) + ((f"the build looks for {' and '.join(needs)} ({', '.join(dict.fromkeys(subjects))})",) if needs else ())
+    if framework == "tensorflow" or framework is None:
+        severity = _severity_for_unknown_gpu(facts)
+        if severity is None:
+            return  # no GPU: TensorFlow prints these warnings and runs on the CPU, as it should
+        release = matrix.tf_release(tf.version) if matrix and tf and tf.version else None
+        if release is not None:
+            summary = f"Install what tensorflow {release.series} was built with: CUDA {release.cuda} and cuDNN {release.cudnn}"
+            commands = ("pip install 'tensorflow[and-cuda]'   # TensorFlow 2.14+ on Linux: pip brings CUDA and cuDNN",) if release.has_and_cuda else (
+                f"conda install -c conda-forge cudatoolkit={release.cuda} cudnn={release.cudnn}",)
+        else:
+            summary = f"Install the CUDA libraries this TensorFlow was built with{' (' + ', '.join(needs) + ')' if needs else ''}, or a TensorFlow built for the CUDA you have"
+            commands = ("pip install 'tensorflow[and-cuda]'   # TensorFlow 2.14+ on Linux",)
+        yield Finding(
+            "tf-missing-gpu-libs", severity, Section.TENSORFLOW,
+            "TensorFlow cannot load the CUDA libraries it was built for, so it runs on the CPU"
+            + ("" if severity is Severity.ERROR else " (if this machine has an NVIDIA GPU)"),
+            evidence, Fix(summary, commands, "https://www.tensorflow.org/install/source#gpu"),
+        )
+    else:
+        yield Finding(
+            "framework-import-failed", Severity.ERROR, _section(framework),
+            f"{'PyTorch' if framework == 'torch' else framework} cannot load a CUDA library it needs",
+            evidence,
+            b.install_fix(facts, matrix, "torch", "Reinstall torch so that pip brings its CUDA libraries", "and remove foreign CUDA directories from LD_LIBRARY_PATH")
+            if matrix else Fix("Reinstall torch from the PyTorch index for your CUDA", (), b.TORCH_URL),
+        )
+
+
+def driver_library_not_loadable(facts: Facts, matrix: "Matrix | None") -> Iterator[Finding]:
+    found = [s for s in symptoms(facts, "library-not-loadable") if s.subject and _LIBCUDA.match(s.subject)]
+    found += symptoms(facts, "no-driver-found")
+    if not found or (facts.host and (facts.host.wsl or facts.host.container)):
+        return  # WSL and containers have their own findings for a missing libcuda
+    yield Finding(
+        "gpu-without-driver", Severity.ERROR, Section.GPU,
+        "The NVIDIA driver's user-space library (libcuda) is not installed or not found",
+        _lines(found) + ("libcuda comes with the NVIDIA driver; the CUDA toolkit or pip wheels do not provide it",),
+        Fix("Install the NVIDIA driver (580 or newer runs every current PyTorch and TensorFlow build), then reboot",
+            ("nvidia-smi   # must list the GPU", "sudo ubuntu-drivers install   # Ubuntu; other distributions: the vendor's package"),
+            "https://www.nvidia.com/en-us/drivers/"),
+    )
+
+
+def cudnn_mismatch_from_message(facts: Facts, matrix: "Matrix | None") -> Iterator[Finding]:
+    for framework in ("tensorflow", "torch"):
+        found = [s for s in symptoms(facts, "cudnn-loaded-mismatch") if s.framework == framework]
+        if not found:
+            continue
+        loaded, _, built = (found[0].subject or "").partition(" vs ")
+        name = "TensorFlow" if framework == "tensorflow" else "PyTorch"
+        yield Finding(
+            "cudnn-version-mismatch", Severity.ERROR, Section.CUDNN,
+            f"{name} was built with cuDNN {built or '?'} but loads cuDNN {loaded or '?'}, and refuses it",
+            _lines(found) + (("older TensorFlow releases need the exact cuDNN major.minor they were built with",) if framework == "tensorflow" else ()),
+            Fix(f"Install cuDNN {built} (first on the loader path), or a {name} release built with cuDNN {loaded}"
+                if built and loaded else f"Install the cuDNN {name} was built with",
+                (f"conda install cudnn={built}   # in a conda environment",) if built else (),
+                "https://www.tensorflow.org/install/source#gpu" if framework == "tensorflow" else b.TORCH_PREVIOUS_URL),
+        )
+
+
+def container_runtime_from_message(facts: Facts, matrix: "Matrix | None") -> Iterator[Finding]:
+    found = symptoms(facts, "container-no-gpu-runtime")
+    if not found:
+        return
+    yield Finding(
+        "container-without-gpu-runtime", Severity.ERROR, Section.ENVIRONMENT,
+        "The container was started without GPU access (no NVIDIA container runtime)",
+        _lines(found),
+        Fix("Install the NVIDIA Container Toolkit on the host and start the container with GPUs",
+            ("sudo nvidia-ctk runtime configure --runtime=docker && sudo systemctl restart docker", "docker run --gpus all ..."),
+            "https://docs.nvidia.com/datacenter/cloud-native/container-toolkit/latest/install-guide.html"),
+    )
+
+
+def out_of_memory_seen(facts: Facts, matrix: "Matrix | None") -> Iterator[Finding]:
+    found = symptoms(facts, "out-of-memory")
+    if not found:
+        return
+    yield Finding(
+        "cuda-out-of-memory", Severity.INFO, Section.GPU,
+        "The GPU ran out of memory: CUDA itself works, the job needs less memory (not a setup problem)",
+        _lines(found),
+        Fix("Reduce the batch size or the input size, use mixed precision, or free the memory other processes hold",
+            ("nvidia-smi   # who holds GPU memory",),
+            "https://pytorch.org/docs/stable/notes/cuda.html#memory-management"),
+    )
+
+
+def cudnn_failed_to_initialize(facts: Facts, matrix: "Matrix | None") -> Iterator[Finding]:
+    found = symptoms(facts, "cudnn-init-failed")
+    if not found:
+        return
+    yield Finding(
+        "cudnn-failed-to-initialize", Severity.INFO, Section.CUDNN,
+        "cuDNN failed to initialise: most often TensorFlow took all GPU memory first (no version problem is known here)",
+        _lines(found),
+        Fix("Let TensorFlow grow its GPU memory instead of reserving it all; if that does not help, check the cuDNN version",
+            ("export TF_FORCE_GPU_ALLOW_GROWTH=true",
+             "python -c \"import tensorflow as tf; [tf.config.experimental.set_memory_growth(g, True) for g in tf.config.list_physical_devices('GPU')]\""),
+            "https://www.tensorflow.org/guide/gpu#limiting_gpu_memory_growth"),
+    )
+
+
+def cudnn_sublibraries_mixed(facts: Facts, matrix: "Matrix | None") -> Iterator[Finding]:
+    found = symptoms(facts, "cudnn-sublibrary-not-loadable") + symptoms(facts, "cudnn-undefined-symbol")
+    if not found:
+        return
+    ld = facts.host.env.get("LD_LIBRARY_PATH") if facts.host and facts.host.env else None
+    yield Finding(
+        "loader-cudnn-shadows-framework-cudnn", Severity.ERROR, Section.CUDNN,
+        "Two cuDNN installations are mixed: a cuDNN sub-library is loaded from another copy than the framework's",
+        _lines(found) + ((f"LD_LIBRARY_PATH={ld}",) if ld else ())
+        + ("cuDNN's sub-libraries (cnn, ops, adv) must all come from one release; mixing two fails even when the other is newer",),
+        Fix("Remove the system CUDA/cuDNN directories from LD_LIBRARY_PATH so the framework's own pip cuDNN is used "
+            "(or upgrade to torch 2.4+, which loads its own sub-libraries first)",
+            ("export LD_LIBRARY_PATH=$(echo \"$LD_LIBRARY_PATH\" | tr ':' '\\n' | grep -v -e cuda -e cudnn | paste -sd:)",),
+            "https://github.com/pytorch/pytorch/issues/119989"),
+    )
+
+
+CHECKS = (
+    driver_too_old_from_message,
+    arch_not_in_build_from_message,
+    no_kernel_image_from_message,
+    cuda_libraries_not_loadable,
+    driver_library_not_loadable,
+    cudnn_mismatch_from_message,
+    container_runtime_from_message,
+    cudnn_sublibraries_mixed,
+    out_of_memory_seen,
+    cudnn_failed_to_initialize,
+)

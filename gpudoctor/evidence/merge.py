@@ -1,0 +1,120 @@
+"""Observations from every reader -> one Facts snapshot. The first value of a fact (in the order of the text) is
+kept; a later value that disagrees is kept as a Contradiction, never silently dropped or overwritten."""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+from typing import Any, Iterable
+
+from ..errors import SnapshotError
+from ..model import Contradiction, Facts
+from ..snapshot import facts_from_dict
+from .observation import Observation
+
+_TOKEN = re.compile(r"([^.\[\]]+)|\[(\d*)\]")
+
+
+def merge(observations: Iterable[Observation]) -> Facts:
+    tree: dict[str, Any] = {}
+    provenance: dict[str, str] = {}
+    contradictions: list[Contradiction] = []
+    kept: dict[str, Observation] = {}
+    appended: dict[str, int] = {}
+    for obs in sorted(observations, key=lambda o: o.line):
+        if obs.key.endswith("[]"):
+            base = obs.key[:-2]
+            index = appended.get(base, 0)
+            if _same_item_seen(tree, base, obs.value):
+                continue
+            appended[base] = index + 1
+            key = f"{base}[{index}]"
+            _set(tree, key, obs.value)
+            provenance[key] = obs.where
+            continue
+        earlier = kept.get(obs.key)
+        if earlier is None:
+            kept[obs.key] = obs
+            _set(tree, obs.key, obs.value)
+            provenance[obs.key] = obs.where
+        elif not _agree(earlier.value, obs.value):
+            contradictions.append(Contradiction(obs.key, _show(earlier.value), earlier.where, _show(obs.value), obs.where))
+        elif _more_precise(obs.value, earlier.value):
+            kept[obs.key] = obs  # "535.54.03" after "535.54": the same fact, said more exactly
+            _set(tree, obs.key, obs.value)
+            provenance[obs.key] = obs.where
+    try:
+        facts = facts_from_dict(tree, "pasted evidence")
+    except SnapshotError as exc:  # a reader produced a wrong type: a bug, but never a traceback for the user
+        raise SnapshotError(f"pasted evidence could not be assembled ({exc})") from None
+    # provenance is never None for pasted evidence, even when nothing was recognised: it marks the facts as a paste
+    return dataclasses.replace(facts, provenance=provenance, contradictions=tuple(contradictions) or None)
+
+
+def _set(tree: dict[str, Any], key: str, value: Any) -> None:
+    tokens = [(name, index) for name, index in _TOKEN.findall(key)]
+    node: Any = tree
+    for position, (name, index) in enumerate(tokens):
+        last = position == len(tokens) - 1
+        if name:
+            if last:
+                node[name] = value
+                return
+            nxt = tokens[position + 1]
+            node = node.setdefault(name, [] if nxt[0] == "" else {})
+        else:
+            i = int(index)
+            while len(node) <= i:
+                node.append({})
+            if last:
+                node[i] = value
+                return
+            node = node[i]
+
+
+def _same_item_seen(tree: dict[str, Any], base: str, value: Any) -> bool:
+    node: Any = tree
+    for name, index in _TOKEN.findall(base):
+        if not isinstance(node, (dict, list)):
+            return False
+        node = node.get(name) if name and isinstance(node, dict) else None
+        if node is None:
+            return False
+    return isinstance(node, list) and value in node
+
+
+def _norm(value: Any) -> Any:
+    if isinstance(value, str):
+        text = re.sub(r"\s+", " ", value.strip().lower())
+        text = re.sub(r"^(nvidia )", "", text)
+        return text.rstrip(".")
+    return value
+
+
+def _agree(a: Any, b: Any) -> bool:
+    if _norm(a) == _norm(b):
+        return True
+    if isinstance(a, str) and isinstance(b, str):
+        x, y = _norm(a), _norm(b)
+        # a version said with fewer components ("12.2" and "12.2.140"), or a name nvidia-smi cut ("geforce rtx 3080 ...")
+        if re.fullmatch(r"[\d.]+", x) and re.fullmatch(r"[\d.]+", y):
+            xs, ys = x.split("."), y.split(".")
+            n = min(len(xs), len(ys))
+            return [int(p) for p in xs[:n] if p] == [int(p) for p in ys[:n] if p]
+        x, y = x.removesuffix("...").strip(), y.removesuffix("...").strip()
+        return x.startswith(y) or y.startswith(x)
+    return False
+
+
+def _more_precise(new: Any, old: Any) -> bool:
+    return isinstance(new, str) and isinstance(old, str) and len(new.strip()) > len(old.strip()) and "..." not in new
+
+
+def _show(value: Any) -> str:
+    if value is None:
+        return "none"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, (list, tuple)):
+        return " ".join(str(v) for v in value)
+    return str(value)

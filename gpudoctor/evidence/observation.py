@@ -1,0 +1,23 @@
+"""What a reader saw: one fact, at a snapshot key path, with its line."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+
+@dataclass(frozen=True)
+class Observation:
+    """``key`` is a snapshot path: "driver.version", "gpus[0].name", "python_packages.torch". A key ending in
+    "[]" appends an item to a list ("libraries.libcudnn[]", "symptoms[]") instead of setting a value."""
+
+    key: str
+    value: Any
+    line: int
+    reader: str
+    implied: str | None = None  # set when the value is inferred rather than printed: says what was assumed
+
+    @property
+    def where(self) -> str:
+        text = f"{self.reader}, line {self.line}"
+        return f"{text} ({self.implied})" if self.implied else text

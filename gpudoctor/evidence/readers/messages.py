@@ -1,0 +1,217 @@
+"""Error and log lines that state facts: "The NVIDIA driver on your system is too old (found version 11040)",
+"... with CUDA capability sm_120 is not compatible with the current PyTorch installation", "Loaded runtime CuDNN
+library: 7.4.1 but source was compiled with: 7.6.0", "Could not load dynamic library 'libcudnn.so.8'", NumPy's ABI
+message, and more. Each becomes a Symptom (the line, kept as evidence) plus the facts the line states."""
+
+from __future__ import annotations
+
+import re
+from typing import Callable, Iterator
+
+from ..document import Document
+from ..observation import Observation
+from ._common import cc_from_sm, cuda_from_code, major_minor
+
+NAME = "error line"
+
+Handler = Callable[[re.Match[str], int, str], Iterator[Observation]]
+
+
+def _symptom(kind: str, line: str, number: int, framework: str | None = None, subject: str | None = None) -> Observation:
+    item = {"kind": kind, "text": line.strip()[:300]}
+    if framework:
+        item["framework"] = framework
+    if subject:
+        item["subject"] = subject
+    return Observation("symptoms[]", item, number, NAME)
+
+
+def _driver_too_old(m, n, line):
+    code = int(m.group(1))
+    yield _symptom("driver-too-old", line, n, "torch", str(code))
+    if 1000 <= code < 100000:
+        yield Observation("driver.cuda_version", cuda_from_code(code), n, NAME, f"torch reports the driver's CUDA version as {code}")
+
+
+def _arch_incompatible(m, n, line):
+    name, sm = m.group(1).strip(), m.group(2)
+    yield _symptom("arch-not-in-build", line, n, "torch", sm)
+    yield Observation("gpus[0].name", name, n, NAME, "the GPU torch named in its warning (the first GPU)")
+    cc = cc_from_sm(sm)
+    if cc:
+        yield Observation("gpus[0].compute_capability", cc, n, NAME)
+
+
+def _arch_supported(m, n, line):
+    arch = m.group(1).split()
+    yield Observation("frameworks.torch.arch_list", arch, n, NAME)
+    yield Observation("frameworks.torch.build", "cuda", n, NAME, "torch lists the CUDA capabilities it was built for")
+
+
+def _arch_too_old(m, n, line):
+    yield _symptom("arch-not-in-build", line, n, "torch", f"sm_{m.group(2).replace('.', '')}")
+    yield Observation("gpus[0].name", m.group(1).strip(), n, NAME)
+    yield Observation("gpus[0].compute_capability", m.group(2), n, NAME)
+
+
+def _tf_ignoring_gpu(m, n, line):
+    yield _symptom("arch-not-in-build", line, n, "tensorflow", m.group(3))
+    yield Observation("gpus[0].name", m.group(1).strip(), n, NAME)
+    yield Observation("gpus[0].compute_capability", m.group(2), n, NAME)
+
+
+def _cudnn_loaded(m, n, line):
+    yield _symptom("cudnn-loaded-mismatch", line, n, "tensorflow", f"{m.group(1)} vs {m.group(2)}")
+    yield Observation("libraries.libcudnn[]", {"path": None, "version": m.group(1)}, n, NAME, "the cuDNN TensorFlow loaded")
+    yield Observation("frameworks.tensorflow.cudnn", m.group(2), n, NAME)
+    yield Observation("frameworks.tensorflow.is_cuda_build", True, n, NAME, "TensorFlow loaded cuDNN")
+
+
+def _torch_cudnn_incompatible(m, n, line):
+    def version(text: str) -> str:
+        parts = re.findall(r"\d+", text)
+        if len(parts) == 1:
+            code = int(parts[0])
+            return f"{code // 1000}.{(code % 1000) // 100}.{code % 100}"
+        return ".".join(parts)
+
+    yield _symptom("cudnn-loaded-mismatch", line, n, "torch", f"{version(m.group(2))} vs {version(m.group(1))}")
+    yield Observation("frameworks.torch.cudnn", version(m.group(1)), n, NAME)
+    yield Observation("libraries.libcudnn[]", {"path": None, "version": version(m.group(2))}, n, NAME, "the cuDNN torch found at run time")
+
+
+def _lib_not_loadable(m, n, line):
+    lib = m.group(1)
+    framework = "tensorflow" if ("dso_loader" in line or "Could not load dynamic library" in line) else None
+    yield _symptom("library-not-loadable", line, n, framework, lib)
+    if framework == "tensorflow" and re.match(r"(lib)?(cudart|cublas|cufft|curand|cusolver|cusparse|cudnn)", lib):
+        yield Observation("frameworks.tensorflow.is_cuda_build", True, n, NAME, "TensorFlow only loads CUDA libraries in a CUDA build")
+
+
+def _cudnn_sublib(m, n, line):
+    yield _symptom("cudnn-sublibrary-not-loadable", line, n, None, m.group(1))
+
+
+def _numpy_abi(m, n, line):
+    version = m.group(1) if m.lastindex else None
+    yield _symptom("numpy-abi", line, n, None, version)
+    if version and re.fullmatch(r"\d+\.\d+(\.\d+)?", version):
+        yield Observation("python_packages.numpy", version, n, NAME, "NumPy's message names the installed version")
+
+
+def _simple(kind: str, framework: str | None = None) -> Handler:
+    def handler(m, n, line):
+        yield _symptom(kind, line, n, framework, m.group(1) if m.lastindex else None)
+    return handler
+
+
+def _not_compiled(m, n, line):
+    yield _symptom("torch-not-compiled-with-cuda", line, n, "torch")
+    yield Observation("frameworks.torch.build", "cpu", n, NAME, "'Torch not compiled with CUDA enabled' is raised only by a CPU-only build")
+
+
+def _docker_no_runtime(m, n, line):
+    yield _symptom("container-no-gpu-runtime", line, n)
+
+
+def _nvcc_mismatch(m, n, line):
+    yield _symptom("toolkit-mismatch", line, n, "torch", f"{m.group(1)} vs {m.group(2)}")
+    yield Observation("cuda_toolkits[0].version", major_minor(m.group(1)), n, NAME, "the toolkit torch.utils.cpp_extension found")
+    yield Observation("frameworks.torch.cuda", major_minor(m.group(2)), n, NAME)
+    yield Observation("frameworks.torch.build", "cuda", n, NAME)
+
+
+def _no_matching(m, n, line):
+    yield _symptom("no-matching-distribution", line, n, None, f"{m.group(1)}{m.group(2) or ''}")
+
+
+def _python_version(m, n, line):
+    yield Observation("host.python", m.group(1), n, NAME, "python --version")
+
+
+def _env_var(m, n, line):
+    name, value = m.group(1), m.group(2).strip().strip("'\"")
+    yield Observation(f"host.env.{name}", value, n, NAME)
+
+
+def _wsl_kernel(m, n, line):
+    kernel = m.group(1)
+    if kernel.endswith("-Microsoft"):
+        yield Observation("host.wsl", 1, n, NAME, f"kernel {kernel} is a WSL 1 kernel")
+    else:
+        yield Observation("host.wsl", 2, n, NAME, f"kernel {kernel} is a WSL 2 kernel")
+    yield Observation("host.os", "linux", n, NAME)
+
+
+def _uname(m, n, line):
+    kernel = m.group(1)
+    yield Observation("host.kernel", kernel, n, NAME, "uname -a")
+    yield Observation("host.os", "linux", n, NAME, "uname -a")
+    if "microsoft-standard" in kernel.lower():
+        yield Observation("host.wsl", 2, n, NAME, "a microsoft-standard kernel is WSL 2's")
+    elif kernel.endswith("-Microsoft"):
+        yield Observation("host.wsl", 1, n, NAME, "a kernel named '-Microsoft' is WSL 1's")
+
+
+_PATTERNS: tuple[tuple[re.Pattern[str], Handler], ...] = tuple((re.compile(p), h) for p, h in (
+    (r"NVIDIA driver on your system is too old \(found version (\d+)\)", _driver_too_old),
+    (r"CUDA driver version is insufficient for CUDA runtime version", _simple("driver-insufficient")),
+    (r"(?:UserWarning:\s*)?(\S.*?) with CUDA capability (sm_\d+a?) is not compatible with the current PyTorch installation", _arch_incompatible),
+    (r"The current PyTorch install supports CUDA capabilities ((?:(?:sm|compute)_\d+a?\s*)+)", _arch_supported),
+    (r"Found GPU\d+ (.+?) which is of cuda capability (\d+\.\d+)", _arch_too_old),
+    (r"Ignoring visible gpu device \(device: \d+, name: (.+?), pci bus id: \S+, compute capability: (\d+\.\d+)\) with Cuda compute capability [\d.]+\. The minimum required Cuda capability is ([\d.]+)", _tf_ignoring_gpu),
+    (r"no kernel image is available for execution on the device", _simple("no-kernel-image")),
+    (r"CUDA_ERROR_INVALID_PTX|the provided PTX was compiled with an unsupported toolchain", _simple("invalid-ptx")),
+    (r"Loaded runtime CuDNN library: ([\d.]+) (?:\(compatibility version [\d.]+\) )?but source was compiled with:? ([\d.]+)", _cudnn_loaded),
+    (r"cuDNN version incompatibility: PyTorch was compiled\s+against (\(?[\d, ]+\)?) but (?:found runtime version|linked against) (\(?[\d, ]+\)?)", _torch_cudnn_incompatible),
+    (r"Could not load dynamic library '([^']+)'", _lib_not_loadable),
+    (r"Could not find '(\w+\.dll)'\. TensorFlow requires that this DLL be installed", _lib_not_loadable),
+    (r"(?:ImportError|OSError|error while loading shared libraries):?\s*(lib[\w+-]+\.so(?:\.[\d.]+)?): cannot open shared object file", _lib_not_loadable),
+    (r"^(lib[\w+-]+\.so(?:\.[\d.]+)?): cannot open shared object file", _lib_not_loadable),
+    (r"Could not load library (libcudnn_\w+\.so(?:\.\d+)*)", _cudnn_sublib),
+    (r"Unable to load any of \{(libcudnn\w*\.so[^,}]*)", _cudnn_sublib),
+    (r"undefined symbol: \S+, version (libcudnn\w*\.so\.\d+)", _simple("cudnn-undefined-symbol")),
+    (r"Cannot dlopen some GPU libraries|Skipping registering GPU devices", _simple("tf-gpu-libs-missing", "tensorflow")),
+    (r"A module that was compiled using NumPy 1\.x cannot be run in\s*(?:NumPy\s*)?([\d.]+\d)?", _numpy_abi),
+    (r"_ARRAY_API not found|numpy\.dtype size changed, may indicate binary incompatibility|numpy\.core\.multiarray failed to import", _numpy_abi),
+    (r"Torch not compiled with CUDA enabled", _not_compiled),
+    (r"Found no NVIDIA driver on your system", _simple("no-driver-found", "torch")),
+    (r"could not select device driver \"\" with capabilities: \[\[gpu\]\]", _docker_no_runtime),
+    (r"CUDA out of memory|CUDA_ERROR_OUT_OF_MEMORY|OOM when allocating|OutOfMemoryError|out of memory trying to allocate", _simple("out-of-memory")),
+    (r"Failed to get convolution algorithm\. This is probably because cuDNN failed to initialize|CUDNN_STATUS_NOT_INITIALIZED|CUDNN_STATUS_INTERNAL_ERROR", _simple("cudnn-init-failed")),
+    (r"failed call to cuInit: (CUDA_ERROR_\w+)", _simple("cuinit-failed")),
+    (r"The detected CUDA version \(([\d.]+)\) mismatches the version that was used to compile\s*PyTorch \(([\d.]+)\)", _nvcc_mismatch),
+    (r"No matching distribution found for (torch|tensorflow(?:-gpu)?|tensorflow-cpu)\s*(?:(?:==|>=|<=|~=)\s*([\w.]+))?", _no_matching),
+    (r"^\s*Python (\d+\.\d+\.\d+)\s*$", _python_version),
+    (r"^\s*(?:export\s+|\$\s*)?(CUDA_VISIBLE_DEVICES|NVIDIA_VISIBLE_DEVICES|LD_LIBRARY_PATH|CUDA_HOME|CUDA_PATH|CUDA_FORCE_PTX_JIT)=(\S*)\s*$", _env_var),
+    (r"^\s*Linux \S+ (\d+\.\d+\.\d+\S*) #\d+", _uname),
+    (r"\b(\d+\.\d+\.\d+-\d+-Microsoft|\d+\.\d+\.\d+(?:\.\d+)?-microsoft-standard(?:-WSL2)?)\b", _wsl_kernel),
+    (r"The NVIDIA Driver was not detected\.\s+GPU functionality will not be available", _docker_no_runtime),
+    (r"ResourceExhaustedError", _simple("out-of-memory")),
+))
+# A cheap first filter: most lines of a long log match none of the patterns.
+_ANY = re.compile("|".join(("NVIDIA driver", "CUDA", "cuda", "sm_", "cuDNN", "CuDNN", "cudnn", "load", "shared object", "NumPy",
+                            "numpy", "Torch not", "device driver", "memory", "cuInit", "distribution", "Python", "=", "Linux",
+                            "kernel image", "PTX", "GPU", "undefined symbol", "Microsoft", "microsoft", "DLL", "Exhausted")))
+
+
+def read(document: Document) -> Iterator[Observation]:
+    lines = document.lines
+    for number, line in document.numbered():
+        if not _ANY.search(line):
+            continue
+        matched = False
+        for pattern, handler in _PATTERNS:
+            m = pattern.search(line)
+            if m:
+                matched = True
+                yield from handler(m, number, line)
+        if matched or number >= len(lines):
+            continue
+        # Messages wrap ("...driver on your\nsystem is too old (found version 12040)"): try the line joined to the
+        # next, keeping only matches that start on this line (the next line is tried on its own in turn).
+        joined = f"{line.rstrip()} {lines[number].strip()}"
+        for pattern, handler in _PATTERNS:
+            m = pattern.search(joined)
+            if m and m.start() < len(line) and m.end() > len(line.rstrip()):
+                yield from handler(m, number, joined)

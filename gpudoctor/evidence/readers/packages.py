@@ -1,0 +1,75 @@
+"""Package lists: ``pip list``, ``pip freeze``, ``conda list``, and the ``[pip3] ...`` / ``[conda] ...`` lines of
+collect_env. Only the distributions gpudoctor judges are kept (a pasted list has hundreds)."""
+
+from __future__ import annotations
+
+import re
+from typing import Iterator
+
+from ..document import Document
+from ..observation import Observation
+
+NAME = "package list"
+
+_INTERESTING = frozenset({
+    "torch", "torchvision", "torchaudio", "pytorch", "pytorch-cuda", "cpuonly", "tensorflow", "tensorflow-gpu",
+    "tensorflow-cpu", "tensorflow-intel", "tensorflow-macos", "tensorflow-metal", "tf-nightly", "tf-nightly-gpu",
+    "keras", "tf-keras", "numpy", "jax", "jaxlib", "cudatoolkit", "cudnn", "cuda-version", "cuda-toolkit",
+    "cuda-runtime", "cuda-cudart", "tensorrt", "triton", "xformers", "cupy", "mxnet", "onnxruntime-gpu",
+    "torch-directml", "tensorflow-directml-plugin", "intel-extension-for-pytorch",
+})
+_VERSION = r"v?(\d+(?:\.\d+)*(?:[a-z]+\d*)?(?:\.?(?:post|dev)\d+)?(?:\+[\w.]+)?)"
+_FREEZE = re.compile(rf"^\s*(?:\[(?:pip\d?|pip3)\]\s+)?([A-Za-z0-9][\w.-]*)\s*==\s*{_VERSION}\s*$")
+_COLUMNS = re.compile(rf"^\s*(?:\[(conda|pip\d?)\]\s+)?([A-Za-z0-9][\w.-]*)\s+{_VERSION}(?:\s+(\S+))?(?:\s+(\S+))?\s*$")
+_CONDA_PLAN = re.compile(rf"^\s*(?:\S+::)?([a-z][\w.-]*?)-{_VERSION}(?:\s*\|\s*|-)([\w.]+)\b")
+_CONDA_CUDA = re.compile(r"(?:^|_)cuda_?(\d+)\.?(\d)(?:_|$)")  # py3.9_cuda11.3_cudnn8.2.0_0, cuda118_py310h...
+_CONDA_CUDNN = re.compile(r"cudnn(\d+\.\d+(?:\.\d+)?)")
+
+
+def _canonical(name: str) -> str:
+    return re.sub(r"[-_.]+", "-", name).lower()
+
+
+def read(document: Document) -> Iterator[Observation]:
+    for number, line in document.numbered():
+        m = _FREEZE.match(line)
+        if m:
+            yield from _package(_canonical(m.group(1)), m.group(2), None, number)
+            continue
+        m = _COLUMNS.match(line)
+        if m:
+            name = _canonical(m.group(2))
+            build = m.group(4) if m.group(1) == "conda" or (m.group(5) and not m.group(1)) else None
+            yield from _package(name, m.group(3), build, number)
+            continue
+        m = _CONDA_PLAN.match(line)
+        if m and ("|" in line or "::" in line):
+            yield from _package(_canonical(m.group(1)), m.group(2), m.group(3), number)
+
+
+def _package(name: str, version: str, conda_build: str | None, number: int) -> Iterator[Observation]:
+    if name not in _INTERESTING and not re.match(r"nvidia-[a-z0-9-]+-cu\d+$", name):
+        return
+    if name == "pytorch":
+        name = "torch"
+    yield Observation(f"python_packages.{name}", version, number, NAME)
+    if name == "torch":
+        yield Observation("frameworks.torch.version", version, number, NAME)
+        if conda_build:
+            cuda = _CONDA_CUDA.search(conda_build)
+            if cuda:
+                yield Observation("frameworks.torch.cuda", f"{cuda.group(1)}.{cuda.group(2)}", number, NAME, f"conda build {conda_build}")
+                yield Observation("frameworks.torch.build", "cuda", number, NAME, f"conda build {conda_build}")
+                cudnn = _CONDA_CUDNN.search(conda_build)
+                if cudnn:
+                    yield Observation("frameworks.torch.cudnn", cudnn.group(1), number, NAME, f"conda build {conda_build}")
+            elif re.search(r"(?:^|_)cpu(?:_|$)", conda_build):
+                yield Observation("frameworks.torch.build", "cpu", number, NAME, f"conda build {conda_build}")
+    elif name == "cpuonly":
+        yield Observation("frameworks.torch.build", "cpu", number, NAME, "the conda 'cpuonly' package selects CPU-only torch")
+    elif name == "pytorch-cuda":
+        yield Observation("frameworks.torch.build", "cuda", number, NAME, "the conda 'pytorch-cuda' package selects a CUDA torch")
+    elif name in ("tensorflow", "tensorflow-gpu", "tf-nightly", "tf-nightly-gpu"):
+        yield Observation("frameworks.tensorflow.version", version, number, NAME)
+        if name.endswith("-gpu"):
+            yield Observation("frameworks.tensorflow.is_cuda_build", True, number, NAME, f"{name} is the CUDA build")
