@@ -74,14 +74,19 @@ def report_schema() -> dict[str, Any]:
                               "severity": {"enum": ["ok", "info", "warning", "error"]},
                               "section": {"enum": ["gpu", "cuda", "cudnn", "torch", "tensorflow", "environment"]},
                               "title": {"type": "string"}, "evidence": {"type": "array", "items": {"type": "string"}},
-                              "fix": {"anyOf": [fix, {"type": "null"}]}}}
+                              "fix": {"anyOf": [fix, {"type": "null"}]},
+                              "explains": {"type": "array", "items": {"type": "string"}}}}
+    statuses = ["ok", "note", "warning", "error", "not applicable", "not judged", "crashed"]
+    section = {"type": "object", "required": ["section", "status", "reason"],
+               "properties": {"section": {"enum": ["gpu", "cuda", "cudnn", "torch", "tensorflow", "environment"]},
+                              "status": {"enum": statuses}, "reason": {"type": ["string", "null"]}}}
     counts = {k: {"type": "integer", "minimum": 0} for k in ("errors", "warnings", "info", "ok", "crashed_checks")}
     return {
         "$schema": "https://json-schema.org/draft/2020-12/schema",
         "$id": "https://gpudoctor.dev/schema/report.schema.json",
         "title": "gpudoctor check --json output (schema version 1)",
         "type": "object",
-        "required": ["schema", "gpudoctor", "source", "matrix_reviewed", "summary", "findings", "crashes", "facts"],
+        "required": ["schema", "gpudoctor", "source", "matrix_reviewed", "summary", "primary", "sections", "findings", "crashes", "facts"],
         "properties": {
             "schema": {"const": REPORT_SCHEMA},
             "gpudoctor": {"type": "string"},
@@ -89,6 +94,8 @@ def report_schema() -> dict[str, Any]:
             "matrix_reviewed": {"type": ["string", "null"]},
             "summary": {"type": "object", "required": [*counts, "exit_code"],
                         "properties": {**counts, "exit_code": {"enum": [0, 1, 2, 3]}}},
+            "primary": {"type": ["string", "null"]},
+            "sections": {"type": "array", "items": section},
             "findings": {"type": "array", "items": finding},
             "crashes": {"type": "array", "items": {"type": "object", "required": ["check", "error"]}},
             "facts": {"$ref": "facts.schema.json"},

@@ -67,7 +67,8 @@ def torch_runtime(facts: Facts, matrix: object) -> Iterator[Finding]:
     if torch.cuda_available:
         cudnn = f", cuDNN {torch.cudnn}" if torch.cudnn else ""
         yield Finding("torch-cuda-available", Severity.OK, Section.TORCH,
-                      f"torch {torch.version} sees {torch.device_count} CUDA device(s){cudnn}",
+                      f"torch {torch.version} sees {torch.device_count} CUDA device(s){cudnn}" if torch.device_count is not None
+                      else f"torch {torch.version} has CUDA available{cudnn}",
                       (f"arch list: {' '.join(torch.arch_list or ())}",))
     elif gpu_presence(facts) is not False:
         known = gpu_presence(facts) is True and driver_loaded(facts)

@@ -3,6 +3,7 @@ section with nothing to report). Presentation only: no judgement happens here.""
 
 from __future__ import annotations
 
+from ..checks._facts import torch_build_kind
 from ..model import Facts, Section
 
 
@@ -31,10 +32,10 @@ def _gpu(facts: Facts) -> list[str]:
     if facts.gpus is None:
         lines.append("GPUs: unknown")
     for g in facts.gpus or ():
-        memory = f", {g.memory_used_mib}/{g.memory_total_mib} MiB used" if g.memory_total_mib else ""
-        lines.append(f"GPU {g.index}: {g.name}, CC {_unknown(g.compute_capability)}{memory}, {g.uuid or 'no uuid'}")
+        memory = f", {_unknown(g.memory_used_mib)}/{g.memory_total_mib} MiB used" if g.memory_total_mib else ""
+        lines.append(f"GPU {_unknown(g.index)}: {_unknown(g.name)}, CC {_unknown(g.compute_capability)}{memory}" + (f", {g.uuid}" if g.uuid else ""))
     for p in facts.pci_devices or ():
-        lines.append(f"PCI {p.bus_id}: 10de:{p.device_id}, driver {p.driver or 'none'}")
+        lines.append(f"PCI {_unknown(p.bus_id)}: 10de:{_unknown(p.device_id)}, driver {p.driver or 'none'}")
     if facts.pci_devices == () and not facts.gpus:
         lines.append("PCI: no NVIDIA device")
     return lines
@@ -45,7 +46,7 @@ def _cuda(facts: Facts) -> list[str]:
         return ["CUDA toolkits: unknown"]
     if not facts.cuda_toolkits:
         return ["no CUDA toolkit installed (not needed to run pip wheels; only to compile extensions)"]
-    lines = [f"CUDA {_unknown(t.version)} at {t.path}" + (" (nvcc on PATH)" if t.on_path else "") for t in facts.cuda_toolkits]
+    lines = [f"CUDA {_unknown(t.version)}" + (f" at {t.path}" if t.path else "") + (" (nvcc on PATH)" if t.on_path else "") for t in facts.cuda_toolkits]
     libs = facts.libraries
     for label, found in (("libcuda", libs.libcuda if libs else None), ("libcudart", libs.libcudart if libs else None)):
         if found:
@@ -55,7 +56,7 @@ def _cuda(facts: Facts) -> list[str]:
 
 def _cudnn(facts: Facts) -> list[str]:
     libs = facts.libraries.libcudnn if facts.libraries else None
-    lines = [f"loader finds {lib.path} ({_unknown(lib.version)})" for lib in libs or ()]
+    lines = [f"loader finds {lib.path} ({_unknown(lib.version)})" if lib.path else f"cuDNN {_unknown(lib.version)} loaded at run time" for lib in libs or ()]
     wheels = {n: v for n, v in (facts.python_packages or {}).items() if n.startswith("nvidia-cudnn") and v}
     lines += [f"pip: {name} {version}" for name, version in wheels.items()]
     return lines or ["no cuDNN on the loader path or as a pip wheel"]
@@ -67,10 +68,13 @@ def _torch(facts: Facts) -> list[str]:
     t = facts.frameworks.torch
     if t is None:
         return ["not installed"]
-    build = f"CUDA {t.cuda}" if t.cuda else (f"ROCm {t.hip}" if t.hip else "CPU-only")
-    lines = [f"torch {t.version} ({build})" + (f" at {t.path}" if t.path else "")]
+    kind = torch_build_kind(t)
+    build = {"cuda": f"CUDA {t.cuda or 'version unknown'}", "rocm": f"ROCm {t.hip or 'version unknown'}", "cpu": "CPU-only",
+             "xpu": "XPU"}.get(kind or "", "build unknown")
+    lines = [f"torch {t.version or '(version unknown)'} ({build})" + (f" at {t.path}" if t.path else "")]
     if t.cuda_available is not None:
-        lines.append(f"at run time: cuda_available={t.cuda_available}, devices={t.device_count}, cuDNN {_unknown(t.cudnn)}")
+        lines.append(f"at run time: cuda_available={t.cuda_available}" + (f", devices={t.device_count}" if t.device_count is not None else "")
+                     + (f", cuDNN {t.cudnn}" if t.cudnn else ""))
     if t.arch_list:
         lines.append("arch list: " + " ".join(t.arch_list))
     return lines
@@ -82,8 +86,9 @@ def _tensorflow(facts: Facts) -> list[str]:
     t = facts.frameworks.tensorflow
     if t is None:
         return ["not installed"]
-    build = f"CUDA {t.cuda}, cuDNN {t.cudnn}" if t.is_cuda_build else "CPU-only"
-    lines = [f"tensorflow {t.version} ({build})" + (f" at {t.path}" if t.path else "")]
+    build = (f"CUDA {_unknown(t.cuda)}, cuDNN {_unknown(t.cudnn)}" if t.is_cuda_build else
+             "CPU-only" if t.is_cuda_build is False else "build unknown")
+    lines = [f"tensorflow {t.version or '(version unknown)'} ({build})" + (f" at {t.path}" if t.path else "")]
     if t.compute_capabilities:
         lines.append("compiled for: " + " ".join(t.compute_capabilities))
     if t.gpus_visible is not None:

@@ -19,6 +19,7 @@ def finding_to_dict(finding: Finding) -> dict[str, Any]:
         "title": finding.title,
         "evidence": list(finding.evidence),
         "fix": {"summary": fix.summary, "commands": list(fix.commands), "url": fix.url} if fix else None,
+        "explains": list(finding.explains),
     }
 
 
@@ -36,6 +37,8 @@ def report_to_dict(report: Report, strict: bool = False) -> dict[str, Any]:
             "crashed_checks": len(report.crashes),
             "exit_code": int(exit_code(report, strict)),
         },
+        "primary": report.primary,
+        "sections": [{"section": r.section.name.lower(), "status": r.status.value, "reason": r.reason} for r in report.sections],
         "findings": [finding_to_dict(f) for f in report.findings],
         "crashes": [{"check": c.check, "error": c.error} for c in report.crashes],
         "facts": facts_to_dict(report.facts),

@@ -6,9 +6,9 @@ import re
 from typing import Iterable
 
 from .. import __version__
-from ..model import Report, Section, Severity
+from ..model import Report, Status
 from .facts_lines import section_facts
-from .text import SYMBOLS, summary_line
+from .text import STATUS_SYMBOLS, cause_lines, section_results, summary_line
 
 _UUID = re.compile(r"\b(GPU|MIG)-[0-9a-fA-F]{8}(?:-[0-9a-fA-F]{4}){3}-[0-9a-fA-F]{12}\b")
 _HOME = re.compile(r"(/home/|/Users/|[A-Za-z]:\\Users\\)[^/\\\s:]+")
@@ -26,11 +26,16 @@ def render_markdown(report: Report, private_words: Iterable[str] = ()) -> str:
     out = [f"## gpudoctor {__version__} report", ""]
     if report.matrix_reviewed:
         out += [f"Compatibility matrix reviewed {report.matrix_reviewed}.", ""]
-    for section in Section:
+    lead = cause_lines(report)
+    if lead:
+        out += [f"**{lead[0]}**", "", *[f"- {line.strip()}" for line in lead[1:]], ""]
+    for result in section_results(report):
+        section = result.section
         findings = [f for f in report.findings if f.section == section]
-        worst = max((f.severity for f in findings), default=Severity.OK)
-        out.append(f"### {SYMBOLS[worst]} {section.value}")
+        out.append(f"### {STATUS_SYMBOLS[result.status]} {section.value}")
         out.append("")
+        if not findings and result.status in (Status.NOT_JUDGED, Status.NOT_APPLICABLE) and result.reason:
+            out += [f"{result.status.value}: {result.reason}", ""]
         for f in findings:
             out.append(f"- **{f.severity.label}** `{f.id}`: {f.title}")
             out += [f"  - {line}" for line in f.evidence]

@@ -1,19 +1,24 @@
-"""The report for people: sections, a symbol per finding, evidence and the fix; colour only through the ``style``
-function the CLI passes in (so the renderer never decides whether the terminal supports it)."""
+"""The report for people: the primary cause first, then sections with a status symbol, each finding's evidence and
+fix; colour only through the ``style`` function the CLI passes in (so the renderer never decides whether the
+terminal supports it)."""
 
 from __future__ import annotations
 
 from typing import Callable
 
 from .. import __version__
-from ..model import Finding, Report, Section, Severity
-from .facts_lines import is_neutral, section_facts
+from ..model import Finding, Report, Section, SectionResult, Severity, Status
+from .facts_lines import section_facts
 
 Style = Callable[[str, str], str]  # (text, role) -> text; role is a severity label or "dim"/"bold"
 
 SYMBOLS = {Severity.OK: "✓", Severity.INFO: "•", Severity.WARNING: "!", Severity.ERROR: "✗"}
-CRASH_SYMBOL = "☠"
-NEUTRAL_SYMBOL = "-"
+STATUS_SYMBOLS = {Status.OK: "✓", Status.NOTE: "•", Status.WARNING: "!", Status.ERROR: "✗", Status.NOT_APPLICABLE: "-",
+                  Status.NOT_JUDGED: "?", Status.CRASHED: "☠"}
+_STATUS_ROLES = {Status.OK: "ok", Status.NOTE: "info", Status.WARNING: "warning", Status.ERROR: "error",
+                 Status.NOT_APPLICABLE: "dim", Status.NOT_JUDGED: "warning", Status.CRASHED: "error"}
+CRASH_SYMBOL = STATUS_SYMBOLS[Status.CRASHED]
+NEUTRAL_SYMBOL = STATUS_SYMBOLS[Status.NOT_APPLICABLE]
 
 
 def plain(text: str, role: str) -> str:
@@ -23,28 +28,67 @@ def plain(text: str, role: str) -> str:
 def render_text(report: Report, verbose: bool = False, style: Style = plain) -> str:
     out: list[str] = [style(f"gpudoctor {__version__}", "bold") + f" — {report.source}"
                       + (f" · matrix reviewed {report.matrix_reviewed}" if report.matrix_reviewed else ""), ""]
-    for section in Section:
+    lead = cause_lines(report)
+    if lead:
+        out += [style(lead[0], "bold"), *lead[1:], ""]
+    for result in section_results(report):
+        section = result.section
         findings = [f for f in report.findings if f.section == section]
         facts = section_facts(report.facts, section)
-        worst = max((f.severity for f in findings), default=Severity.OK)
-        headline = "" if findings else f": {facts[0]}" if facts else ""
-        symbol = NEUTRAL_SYMBOL if not findings and facts and is_neutral(facts[0]) else SYMBOLS[worst]
-        out.append(style(f"[{symbol}] {section.value}", worst.label if symbol != NEUTRAL_SYMBOL else "dim") + headline)
+        headline = "" if findings else f": {_headline(result, facts)}"
+        out.append(style(f"[{STATUS_SYMBOLS[result.status]}] {section.value}", _STATUS_ROLES[result.status]) + headline)
         for finding in findings:
-            out.extend(_finding_lines(finding, verbose, style))
+            out.extend(_finding_lines(finding, verbose, style, report.primary))
         if verbose:
             out.extend(style(f"      {line}", "dim") for line in (facts if findings else facts[1:]))
     for crash in report.crashes:
         out.append(style(f"[{CRASH_SYMBOL}] check {crash.check} crashed: {crash.error}", "error"))
+    if verbose and report.facts.provenance:
+        out += ["", style("Where each fact was read:", "bold")]
+        out += [style(f"  {key}: {where}", "dim") for key, where in report.facts.provenance.items()]
     out += ["", summary_line(report)]
     return "\n".join(out) + "\n"
 
 
-def _finding_lines(finding: Finding, verbose: bool, style: Style) -> list[str]:
-    lines = [f"    {style(SYMBOLS[finding.severity], finding.severity.label)} {finding.title}  " + style(f"[{finding.id}]", "dim")]
+def section_results(report: Report) -> tuple[SectionResult, ...]:
+    """The report's section verdicts (a Report built by hand without them gets them computed)."""
+    if report.sections:
+        return report.sections
+    from ..checks.coverage import sections
+
+    return sections(report.findings, report.facts)
+
+
+def cause_lines(report: Report) -> list[str]:
+    """"Cause: ..." and what it explains, when one finding leads."""
+    if not report.primary:
+        return []
+    finding = next((f for f in report.findings if f.id == report.primary), None)
+    if finding is None:
+        return []
+    lines = [f"Cause: {finding.title}  [{finding.id}]"]
+    if finding.explains:
+        lines.append(f"  it also explains: {', '.join(finding.explains)}")
+    if finding.fix:
+        lines.append(f"  fix: {finding.fix.summary}")
+    return lines
+
+
+def _headline(result: SectionResult, facts: list[str]) -> str:
+    if result.status in (Status.NOT_JUDGED, Status.NOT_APPLICABLE) and result.reason:
+        return f"{'not judged' if result.status is Status.NOT_JUDGED else 'not applicable'} — {result.reason}" \
+            if result.status is Status.NOT_JUDGED or not facts else f"{facts[0]}"
+    return facts[0] if facts else ""
+
+
+def _finding_lines(finding: Finding, verbose: bool, style: Style, primary: str | None) -> list[str]:
+    marker = "  ← cause" if finding.id == primary else ""
+    lines = [f"    {style(SYMBOLS[finding.severity], finding.severity.label)} {finding.title}  " + style(f"[{finding.id}]", "dim") + marker]
     # Info and ok evidence is detail; warnings and errors always show why and how to fix.
     if finding.severity >= Severity.WARNING or verbose:
         lines += [f"        {line}" for line in finding.evidence]
+        if finding.explains:
+            lines.append(f"        explains: {', '.join(finding.explains)}")
     if finding.fix and (finding.severity >= Severity.WARNING or verbose):
         lines.append("        " + style("fix:", "bold") + f" {finding.fix.summary}")
         lines += [f"          $ {command}" for command in finding.fix.commands]
@@ -60,5 +104,17 @@ def summary_line(report: Report) -> str:
              f"{notes} note{'s' if notes != 1 else ''}"]
     if report.crashes:
         parts.append(f"{len(report.crashes)} crashed check{'s' if len(report.crashes) != 1 else ''}")
-    verdict = "no problems found" if not errors and not warnings and not report.crashes else "problems found"
-    return f"Summary: {verdict} ({', '.join(parts)})."
+    unjudged = [r for r in section_results(report) if r.status is Status.NOT_JUDGED]
+    if errors or warnings or report.crashes:
+        verdict = "problems found"
+    elif unjudged:
+        verdict = "no problem found in what is known"
+    else:
+        verdict = "no problems found"
+    line = f"Summary: {verdict} ({', '.join(parts)})."
+    if unjudged:
+        line += "\nNot judged: " + "; ".join(f"{r.section.value} ({r.reason})" for r in unjudged) + "."
+    return line
+
+
+__all__ = ["SYMBOLS", "STATUS_SYMBOLS", "Section", "plain", "render_text", "summary_line", "cause_lines"]

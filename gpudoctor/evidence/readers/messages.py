@@ -156,7 +156,7 @@ def _uname(m, n, line):
 _PATTERNS: tuple[tuple[re.Pattern[str], Handler], ...] = tuple((re.compile(p), h) for p, h in (
     (r"NVIDIA driver on your system is too old \(found version (\d+)\)", _driver_too_old),
     (r"CUDA driver version is insufficient for CUDA runtime version", _simple("driver-insufficient")),
-    (r"(?:UserWarning:\s*)?(\S.*?) with CUDA capability (sm_\d+a?) is not compatible with the current PyTorch installation", _arch_incompatible),
+    (r"(?:^|:\s*)([^:]*?\S) with CUDA capability (sm_\d+a?) is not compatible with the current PyTorch installation", _arch_incompatible),
     (r"The current PyTorch install supports CUDA capabilities ((?:(?:sm|compute)_\d+a?\s*)+)", _arch_supported),
     (r"Found GPU\d+ (.+?) which is of cuda capability (\d+\.\d+)", _arch_too_old),
     (r"Ignoring visible gpu device \(device: \d+, name: (.+?), pci bus id: \S+, compute capability: (\d+\.\d+)\) with Cuda compute capability [\d.]+\. The minimum required Cuda capability is ([\d.]+)", _tf_ignoring_gpu),
