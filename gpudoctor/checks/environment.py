@@ -132,7 +132,12 @@ def cuda_force_ptx_jit(facts: Facts, matrix: object) -> Iterator[Finding]:
 
 
 def mig_several_instances_visible(facts: Facts, matrix: object) -> Iterator[Finding]:
-    listed = [s for s in symptoms(facts, "mig-instances") if s.subject and s.subject.isdigit() and int(s.subject) > 1]
+    listed = [s.text for s in symptoms(facts, "mig-instances") if s.subject and s.subject.isdigit() and int(s.subject) > 1]
+    mig_gpus = [g for g in facts.gpus or () if g.mig_enabled]
+    if mig_gpus and len(facts.gpus or ()) > 1:
+        # CUDA uses at most one MIG instance per process, so with several GPUs of which one is in MIG mode the
+        # devices CUDA enumerates differ from the devices NVML (and frameworks' device counts) report.
+        listed.append(f"{len(facts.gpus)} GPUs, in MIG mode: " + ", ".join(f"GPU {g.index}" for g in mig_gpus))
     if not listed:
         return
     visible = env(facts, "CUDA_VISIBLE_DEVICES")
@@ -141,7 +146,7 @@ def mig_several_instances_visible(facts: Facts, matrix: object) -> Iterator[Find
     yield Finding(
         "mig-several-instances-visible", Severity.WARNING, Section.ENVIRONMENT,
         "Several MIG instances are visible to one process: CUDA enumerates only one of them",
-        tuple(s.text for s in listed) + ((f"CUDA_VISIBLE_DEVICES={visible}",) if visible else ("CUDA_VISIBLE_DEVICES is not set",)),
+        tuple(listed) + ((f"CUDA_VISIBLE_DEVICES={visible}",) if visible else ("CUDA_VISIBLE_DEVICES is not set",)),
         Fix("Give each process one MIG instance by its UUID (one process per instance for multi-instance training)",
             ("nvidia-smi -L   # lists the MIG-... UUIDs", "CUDA_VISIBLE_DEVICES=MIG-<uuid> python train.py"),
             "https://docs.nvidia.com/datacenter/tesla/mig-user-guide/index.html#cuda-device-enumeration"),

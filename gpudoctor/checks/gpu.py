@@ -46,9 +46,13 @@ def gpu_without_driver(facts: Facts, matrix: object) -> Iterator[Finding]:
 def nouveau_loaded(facts: Facts, matrix: object) -> Iterator[Finding]:
     on_bus = [d for d in facts.pci_devices or () if d.driver == "nouveau"]
     module = facts.driver.kernel_module if facts.driver else None
-    if not on_bus and module != "nouveau":
+    logged = [s for s in facts.symptoms or () if s.kind == "nvidia-probe-not-called"]
+    if not on_bus and module != "nouveau" and not logged:
         return
-    evidence = [f"PCI {d.bus_id}: bound to nouveau" for d in on_bus] or ["kernel module nouveau is loaded"]
+    evidence = [f"PCI {d.bus_id}: bound to nouveau" for d in on_bus] or (["kernel module nouveau is loaded"] if module == "nouveau" else [])
+    evidence += [f"log: {s.text}" for s in logged[:1]]
+    if logged and not on_bus and module != "nouveau":
+        evidence.append("the kernel log says another driver (nouveau, nvidiafb, rivafb) took the GPU before nvidia could probe it")
     yield Finding(
         "nouveau-loaded", Severity.ERROR, Section.GPU,
         "The open-source nouveau driver holds the GPU: CUDA needs the NVIDIA driver",

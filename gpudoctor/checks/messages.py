@@ -58,6 +58,65 @@ def driver_too_old_from_message(facts: Facts, matrix: "Matrix | None") -> Iterat
     )
 
 
+def driver_insufficient_from_message(facts: Facts, matrix: "Matrix | None") -> Iterator[Finding]:
+    """"CUDA driver version is insufficient for CUDA runtime version": the program's CUDA runtime is newer than the
+    driver. When the culprit is a local nvcc build, cuda-toolkit-newer-than-driver says so instead."""
+    found = symptoms(facts, "driver-insufficient")
+    if not found or _toolkit_too_new(facts, matrix):
+        return
+    driver = facts.driver
+    have = f"driver {driver.version}" if driver and driver.version else "the installed NVIDIA driver"
+    yield Finding(
+        "driver-too-old-for-cuda-build", Severity.ERROR, Section.GPU,
+        f"The NVIDIA driver is older than the CUDA runtime the program was built with",
+        _lines(found) + (f"{have} cannot run that CUDA runtime",),
+        Fix("Upgrade the NVIDIA driver (580 or newer runs CUDA 13), or use a build of the program for an older CUDA",
+            ("nvidia-smi   # 'CUDA Version' is the newest CUDA this driver runs",), b.DRIVER_URL),
+    )
+
+
+def _toolkit_too_new(facts: Facts, matrix: "Matrix | None") -> bool:
+    from ..matrix.solver import driver_os, driver_verdict
+
+    driver = facts.driver
+    toolkit = (facts.cuda_toolkits or (None,))[0]
+    if matrix is None or toolkit is None or b.vt(toolkit.version) is None or not driver or not (driver.version or driver.cuda_version):
+        return False
+    verdict = driver_verdict(matrix, toolkit.version, driver.version, driver.cuda_version, driver_os(b.host_os(facts), b.is_wsl(facts)))
+    return verdict.ok is False
+
+
+def cuda_init_no_device(facts: Facts, matrix: "Matrix | None") -> Iterator[Finding]:
+    found = symptoms(facts, "cuda-no-device")
+    if not found:
+        return
+    yield Finding(
+        "cuda-init-no-device", Severity.WARNING, Section.ENVIRONMENT,
+        "CUDA found no device (CUDA_ERROR_NO_DEVICE): the driver loaded but exposes no GPU to this process",
+        _lines(found) + ("the usual causes: CUDA_VISIBLE_DEVICES names no existing GPU; on WSL2 a Linux libcuda shadows "
+                         "the Windows driver's /usr/lib/wsl/lib/libcuda.so; a container started without --gpus",),
+        Fix("Check each cause",
+            ("echo \"$CUDA_VISIBLE_DEVICES\"   # unset it, or name GPUs that exist (nvidia-smi -L)",
+             "ldconfig -p | grep libcuda   # on WSL2 only /usr/lib/wsl/lib may provide it",
+             "nvidia-smi"),
+            "https://docs.nvidia.com/cuda/cuda-c-programming-guide/index.html#cuda-environment-variables"),
+    )
+
+
+def toolkit_mismatch_from_message(facts: Facts, matrix: "Matrix | None") -> Iterator[Finding]:
+    found = symptoms(facts, "toolkit-mismatch")
+    if not found:
+        return
+    toolkit, _, built = (found[0].subject or "").partition(" vs ")
+    yield Finding(
+        "cuda-toolkit-major-mismatch-for-extensions", Severity.WARNING, Section.CUDA,
+        f"The CUDA toolkit that compiles extensions is {toolkit}, but torch was built with CUDA {built}",
+        _lines(found),
+        Fix(f"Point CUDA_HOME at a CUDA {built.split('.')[0]}.x toolkit, or install the torch build for CUDA {toolkit}",
+            (f"export CUDA_HOME=/usr/local/cuda-{built}",), "https://pytorch.org/docs/stable/cpp_extension.html"),
+    )
+
+
 def arch_not_in_build_from_message(facts: Facts, matrix: "Matrix | None") -> Iterator[Finding]:
     for framework in ("torch", "tensorflow"):
         found = [s for s in symptoms(facts, "arch-not-in-build") if s.framework == framework]
@@ -229,6 +288,9 @@ def cudnn_sublibraries_mixed(facts: Facts, matrix: "Matrix | None") -> Iterator[
 
 CHECKS = (
     driver_too_old_from_message,
+    driver_insufficient_from_message,
+    cuda_init_no_device,
+    toolkit_mismatch_from_message,
     arch_not_in_build_from_message,
     no_kernel_image_from_message,
     cuda_libraries_not_loadable,

@@ -141,7 +141,7 @@ def cuda_toolkit_major_mismatch_for_extensions(facts: Facts, matrix: "Matrix | N
     if cuda_home:
         used = next((t for t in toolkits if t.path and t.path.rstrip("/\\") == cuda_home.rstrip("/\\")), None)
     if used is None:
-        used = next((t for t in toolkits if t.on_path), None)
+        used = next((t for t in toolkits if t.on_path), toolkits[0] if len(toolkits) == 1 else None)
     if used is None or b.vt(used.version) is None:
         return
     want = b.vt(fw.cuda)[0]
@@ -227,6 +227,7 @@ def numpy2_abi_mismatch(facts: Facts, matrix: "Matrix | None") -> Iterator[Findi
 
 
 def python_version_no_wheel_from_message(facts: Facts, matrix: "Matrix | None") -> Iterator[Finding]:
+    yield from _not_offered_by_pip(facts, matrix)
     py = b.python_minor(facts)
     if matrix is None or py is None:
         return
@@ -248,6 +249,31 @@ def python_version_no_wheel_from_message(facts: Facts, matrix: "Matrix | None") 
             (f"log: {symptom.text}", f"this Python is {facts.host.python}",
              f"{what} has wheels for Python {min(pythons, key=b.vt)}–{max(pythons, key=b.vt)}"),
             b.install_fix(facts, matrix, framework, f"Use a Python that {what} has wheels for, or a release built for Python {py}"),
+        )
+
+
+def _not_offered_by_pip(facts: Facts, matrix: "Matrix | None") -> Iterator[Finding]:
+    """pip's "(from versions: ...)" lists only what has a wheel for this Python and platform: a published release
+    missing from it has no wheel here. The Python itself need not be in the paste."""
+    if b.python_minor(facts) is not None:
+        return  # the Python is known: the rule above judges it against the matrix
+    for symptom in (s for s in (facts.symptoms or ()) if s.kind == "pip-offered-versions"):
+        wanted, _, offered = (symptom.subject or "").partition("|")
+        name, _, version = wanted.partition("==")
+        framework = "torch" if name == "torch" else "tensorflow"
+        release = None
+        if matrix is not None:
+            release = matrix.torch_release(version) if framework == "torch" else matrix.tf_release(version)
+        if release is None or version in offered.replace(" ", "").split(","):
+            continue
+        yield Finding(
+            "python-version-no-wheel", Severity.ERROR, Section.TORCH if framework == "torch" else Section.TENSORFLOW,
+            f"{name} {version} exists, but not for this Python or platform: pip offers only other versions",
+            (f"log: {symptom.text}", f"{framework} {release.series} has wheels for Python {release.python[0]}–{release.python[-1]}",
+             "pip's 'from versions' list holds only releases with a wheel for this interpreter"),
+            Fix(f"Use a Python {release.python[0]}–{release.python[-1]} environment for {name} {version}, or install one of the versions pip offers",
+                (f"python{release.python[-1]} -m venv .venv && . .venv/bin/activate && pip install '{wanted}'",), b.TORCH_PREVIOUS_URL
+                if framework == "torch" else b.TF_PIP_URL),
         )
 
 

@@ -17,15 +17,16 @@ _ROLE_COLOURS = {"ok": "green", "info": "cyan", "warning": "yellow", "error": "r
 @click.option("--json", "as_json", is_flag=True, help="Print only JSON: the snapshot and the findings, with a schema version.")
 @click.option("--markdown", is_flag=True, help="Print a Markdown report to paste into a bug report (UUIDs, host and user names redacted).")
 @click.option("--save", "save_path", type=click.Path(dir_okay=False, path_type=Path), help="Also write the facts snapshot to FILE.")
-@click.option("--from", "from_path", type=click.Path(dir_okay=False, allow_dash=True, path_type=Path),
+@click.option("--from", "from_paths", multiple=True, type=click.Path(dir_okay=False, allow_dash=True, path_type=Path),
               help="Diagnose a snapshot or a pasted bug report (collect_env, nvidia-smi, nvcc, pip/conda lists, error lines) "
-                   "instead of this machine; '-' reads standard input.")
+                   "instead of this machine; '-' reads standard input. Repeat it to merge several (e.g. a paste and a "
+                   "hand-written partial snapshot of what the thread says): disagreements are reported.")
 @click.option("--deep", is_flag=True, help="Also import each framework in a child process (60 s timeout) and record what it sees.")
 @click.option("--ignore", "ignored", multiple=True, metavar="ID", help="Leave out findings with this id (repeatable).")
 @click.option("--strict", is_flag=True, help="Exit 1 on warnings too, not only on errors.")
 @click.option("--force", is_flag=True, help="Let --save overwrite an existing file.")
 @click.option("-v", "--verbose", is_flag=True, help="Show the facts behind each section and the detail of every note.")
-def check(as_json: bool, markdown: bool, save_path: Path | None, from_path: Path | None, deep: bool,
+def check(as_json: bool, markdown: bool, save_path: Path | None, from_paths: tuple[Path, ...], deep: bool,
           ignored: tuple[str, ...], strict: bool, force: bool, verbose: bool) -> None:
     """Diagnose the GPU, NVIDIA driver, CUDA, cuDNN, PyTorch and TensorFlow of this machine.
 
@@ -33,13 +34,13 @@ def check(as_json: bool, markdown: bool, save_path: Path | None, from_path: Path
     input, 3 gpudoctor itself failed."""
     if as_json and markdown:
         raise click.UsageError("--json and --markdown are exclusive: choose one output format")
-    if from_path and deep:
+    if from_paths and deep:
         raise click.UsageError("--deep probes this machine; it cannot be combined with --from")
 
     from ..errors import MatrixError, SnapshotError
 
     try:
-        facts, source = _facts(from_path, deep)
+        facts, source = _facts(from_paths, deep)
     except SnapshotError as exc:
         _fail(str(exc), ExitCode.USAGE)
     if save_path:
@@ -59,18 +60,18 @@ def check(as_json: bool, markdown: bool, save_path: Path | None, from_path: Path
     sys.exit(int(exit_code(report, strict)))
 
 
-def _facts(from_path: Path | None, deep: bool):
-    if from_path is None:
+def _facts(from_paths: tuple[Path, ...], deep: bool):
+    if not from_paths:
         from ..probes import collect
 
         return collect(deep=deep), "this machine"
-    from ..evidence import read_evidence
+    from ..evidence import read_many
     from ..evidence.source import read_input
 
-    text, origin = read_input(from_path)
-    facts = read_evidence(text, origin)
-    kind = "pasted report" if facts.provenance else "snapshot"
-    return facts, f"{kind} {origin}"
+    inputs = [read_input(path) for path in from_paths]
+    facts = read_many(inputs)
+    kind = "evidence" if facts.provenance is not None else "snapshot"
+    return facts, f"{kind} {' + '.join(origin for _, origin in inputs)}"
 
 
 def _save(facts, path: Path, force: bool) -> None:

@@ -8,6 +8,9 @@ the first value of a fact, and records any later value that disagrees as a Contr
 
 from __future__ import annotations
 
+import dataclasses
+from typing import Iterator
+
 from ..model import Facts
 from .document import Document
 from .merge import merge
@@ -19,22 +22,70 @@ MAX_TEXT_CHARS = 8_000_000
 
 
 def read_evidence(text: str, origin: str = "input") -> Facts:
-    """Facts from a snapshot or a pasted report; SnapshotError (one line) when nothing in it is recognisable."""
-    stripped = text.lstrip("\ufeff \t\r\n")
-    if stripped.startswith("{") and _looks_like_json_object(stripped):
+    """Facts from a snapshot or a pasted report; SnapshotError (one line) for a snapshot that does not load."""
+    return read_many([(text, origin)])
+
+
+def read_many(inputs: list[tuple[str, str]]) -> Facts:
+    """Facts from several inputs (snapshots and pasted reports), merged as one body of evidence: a fact two
+    inputs disagree on becomes a Contradiction. A single snapshot is returned exactly as it was saved."""
+    if len(inputs) == 1 and _snapshot_text(inputs[0][0]):
         from ..snapshot import facts_from_json
 
-        return facts_from_json(stripped, origin)
+        return facts_from_json(_snapshot_text(inputs[0][0]), inputs[0][1])
+    observations: list[Observation] = []
+    offset = 0
+    for text, origin in inputs:
+        found = observations_in(text, origin)
+        # Lines of a later input come after every line of an earlier one: the first input wins a disagreement.
+        observations += [dataclasses.replace(o, line=o.line + offset) for o in found]
+        offset += text.count("\n") + 1
+    return merge(observations)
+
+
+def observations_in(text: str, origin: str) -> list[Observation]:
+    snapshot = _snapshot_text(text)
+    if snapshot:
+        from ..snapshot import facts_from_json, facts_to_dict
+
+        facts = facts_from_json(snapshot, origin)  # validates, with its one-line errors
+        return list(flatten(facts_to_dict(facts), f"snapshot {origin}"))
     document = Document.from_text(text[:MAX_TEXT_CHARS], truncated=len(text) > MAX_TEXT_CHARS)
     observations = [obs for reader in READERS for obs in reader.read(document)]
-    if not observations and stripped.startswith("{"):
+    if not observations and text.lstrip("\ufeff \t\r\n").startswith("{"):
         from ..snapshot import facts_from_json
 
-        facts_from_json(stripped, origin)  # a broken snapshot: its JSON error says more than "nothing recognised"
+        facts_from_json(text, origin)  # a broken snapshot: its JSON error says more than "nothing recognised"
     if document.truncated:
         observations.append(Observation("symptoms[]", {"kind": "input-truncated", "text": f"only the first {MAX_TEXT_CHARS:,} characters were read"}, 0, "input"))
     # Text with nothing recognisable is still evidence of something: the report says every section is not judged.
-    return merge(observations)
+    return observations
+
+
+def flatten(data: object, reader: str, key: str = "") -> Iterator[Observation]:
+    """A snapshot dict -> one observation per known leaf (lists of scalars and dicts of packages stay whole)."""
+    if isinstance(data, dict) and key not in ("python_packages", "host.env") and not key.endswith("provenance"):
+        for name, value in data.items():
+            if name in ("schema", "provenance", "contradictions"):
+                continue
+            yield from flatten(value, reader, f"{key}.{name}" if key else name)
+    elif isinstance(data, dict):
+        for name, value in data.items():
+            if value is not None:
+                yield Observation(f"{key}.{name}", value, 0, reader)
+    elif isinstance(data, list) and data and all(isinstance(v, dict) for v in data) and key not in ("probe_errors", "symptoms"):
+        for index, item in enumerate(data):
+            yield from flatten(item, reader, f"{key}[{index}]")
+    elif isinstance(data, list) and key in ("probe_errors", "symptoms"):
+        for item in data:
+            yield Observation(f"{key}[]", item, 0, reader)
+    elif data is not None:
+        yield Observation(key, data, 0, reader)
+
+
+def _snapshot_text(text: str) -> str | None:
+    stripped = text.lstrip("\ufeff \t\r\n")
+    return stripped if stripped.startswith("{") and _looks_like_json_object(stripped) else None
 
 
 def _looks_like_json_object(text: str) -> bool:

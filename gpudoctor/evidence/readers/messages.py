@@ -143,6 +143,27 @@ def _wsl_kernel(m, n, line):
     yield Observation("host.os", "linux", n, NAME)
 
 
+def _tf_no_cudart(m, n, line):
+    # tsl/cuda/cudart_stub.cc logs this when it cannot dlopen the CUDA runtime (TensorFlow 2.14+).
+    yield _symptom("library-not-loadable", line, n, "tensorflow", "libcudart.so")
+    yield Observation("frameworks.tensorflow.is_cuda_build", True, n, NAME, "only a CUDA build of TensorFlow looks for the CUDA runtime")
+
+
+def _kernel_dso_mismatch(m, n, line):
+    yield Observation("driver.nvml_error", "Driver/library version mismatch", n, NAME, f"kernel module {m.group(1)}, user-space library {m.group(2)}")
+    yield Observation("driver.kernel_module_version", m.group(1), n, NAME)
+
+
+def _pip_versions(m, n, line):
+    name, wanted, offered = m.group(1), m.group(2), m.group(3).strip()
+    yield _symptom("no-matching-distribution", line, n, None, f"{name}=={wanted}")
+    yield _symptom("pip-offered-versions", line, n, None, f"{name}=={wanted}|{offered}")
+
+
+def _pip_python(m, n, line):
+    yield Observation("host.python", m.group(1), n, NAME, "the Python pip runs under")
+
+
 def _uname(m, n, line):
     kernel = m.group(1)
     yield Observation("host.kernel", kernel, n, NAME, "uname -a")
@@ -155,7 +176,13 @@ def _uname(m, n, line):
 
 _PATTERNS: tuple[tuple[re.Pattern[str], Handler], ...] = tuple((re.compile(p), h) for p, h in (
     (r"NVIDIA driver on your system is too old \(found version (\d+)\)", _driver_too_old),
-    (r"CUDA driver version is insufficient for CUDA runtime version", _simple("driver-insufficient")),
+    (r"CUDA driver version is insufficient for CUDA runtime version|Insufficient CUDA driver", _simple("driver-insufficient")),
+    (r"Could not find cuda drivers on your machine, GPU will not be used", _tf_no_cudart),
+    (r"Failed to dlopen (lib[\w.-]+\.so(?:\.\d+)*)", _lib_not_loadable),
+    (r"kernel version (\S+) does not match DSO version (\S+)", _kernel_dso_mismatch),
+    (r"Could not find a version that satisfies the requirement (torch|tensorflow(?:-gpu)?)==([\w.+]+) \(from versions: ([^)]*)\)", _pip_versions),
+    (r"(?:Using )?pip \d+(?:\.\d+)* from \S+ \(python (\d+\.\d+)\)", _pip_python),
+    (r"CUDA_ERROR_NO_DEVICE|no CUDA-capable device is detected", _simple("cuda-no-device")),
     (r"(?:^|:\s*)([^:]*?\S) with CUDA capability (sm_\d+a?) is not compatible with the current PyTorch installation", _arch_incompatible),
     (r"The current PyTorch install supports CUDA capabilities ((?:(?:sm|compute)_\d+a?\s*)+)", _arch_supported),
     (r"Found GPU\d+ (.+?) which is of cuda capability (\d+\.\d+)", _arch_too_old),
@@ -192,7 +219,8 @@ _PATTERNS: tuple[tuple[re.Pattern[str], Handler], ...] = tuple((re.compile(p), h
 # A cheap first filter: most lines of a long log match none of the patterns.
 _ANY = re.compile("|".join(("NVIDIA driver", "CUDA", "cuda", "sm_", "cuDNN", "CuDNN", "cudnn", "load", "shared object", "NumPy",
                             "numpy", "Torch not", "device driver", "memory", "cuInit", "distribution", "Python", "=", "Linux",
-                            "kernel image", "PTX", "GPU", "undefined symbol", "Microsoft", "microsoft", "DLL", "Exhausted")))
+                            "kernel image", "PTX", "GPU", "undefined symbol", "Microsoft", "microsoft", "DLL", "Exhausted", "dlopen", "DSO",
+                            "pip", "satisfies", "Insufficient", "NO_DEVICE", "capable")))
 
 
 def read(document: Document) -> Iterator[Observation]:
