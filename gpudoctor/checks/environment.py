@@ -77,6 +77,9 @@ def wsl_libcuda_not_on_loader_path(facts: Facts, matrix: object) -> Iterator[Fin
     if not facts.host or facts.host.wsl != 2:
         return
     logged = [s for s in symptoms(facts, "library-not-loadable") if (s.subject or "").startswith("libcuda.so")]
+    # On WSL2 the GPU is reached only through /usr/lib/wsl/lib/libcuda.so: "no device" there means another libcuda
+    # (a Linux driver's, or a CUDA stub) was loaded instead.
+    logged += symptoms(facts, "cuda-no-device")
     if not logged and (not facts.libraries or facts.libraries.libcuda != ()):
         return
     yield Finding(

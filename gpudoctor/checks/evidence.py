@@ -27,4 +27,24 @@ def evidence_contradiction(facts: Facts, matrix: object) -> Iterator[Finding]:
         )
 
 
-CHECKS = (evidence_contradiction,)
+def evidence_not_recognised(facts: Facts, matrix: object) -> Iterator[Finding]:
+    if facts.provenance != {} or facts.symptoms:
+        return  # None: a probed machine; a non-empty dict: something was read
+    yield Finding(
+        "evidence-not-recognised", Severity.INFO, Section.ENVIRONMENT,
+        "Nothing in this text describes the machine, so nothing could be judged",
+        ("gpudoctor reads gpudoctor snapshots, collect_env, nvidia-smi (table, -q, -q -x, -L), nvcc --version, pip/conda "
+         "lists, TensorFlow build info and device lists, and framework error lines",),
+        Fix("Ask for the output of these two commands, run where the problem happens",
+            ("python -m torch.utils.collect_env", "nvidia-smi")),
+    )
+
+
+def evidence_truncated(facts: Facts, matrix: object) -> Iterator[Finding]:
+    for symptom in facts.symptoms or ():
+        if symptom.kind == "input-truncated":
+            yield Finding("evidence-truncated", Severity.INFO, Section.ENVIRONMENT,
+                          "The input was longer than gpudoctor reads: the rest was not judged", (symptom.text,))
+
+
+CHECKS = (evidence_contradiction, evidence_not_recognised, evidence_truncated)

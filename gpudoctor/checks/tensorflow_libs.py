@@ -117,7 +117,10 @@ def tf_missing_gpu_libs(facts: Facts, matrix: "Matrix | None") -> Iterator[Findi
 
 
 def tf_windows_native_gpu_unsupported(facts: Facts, matrix: "Matrix | None") -> Iterator[Finding]:
-    if matrix is None or b.host_os(facts) != "windows" or b.is_wsl(facts) or not facts.gpus:
+    from ._facts import gpu_presence
+
+    presence = gpu_presence(facts)
+    if matrix is None or b.host_os(facts) != "windows" or b.is_wsl(facts) or presence is False:
         return
     build = next((x for x in b.builds(facts, matrix) if x.framework == "tensorflow"), None)
     if build is None:
@@ -144,10 +147,11 @@ def tf_windows_native_gpu_unsupported(facts: Facts, matrix: "Matrix | None") -> 
         pass
     route = f"native-Windows GPU needs tensorflow {last.latest} with {py_text}, CUDA {last.windows_cuda} and cuDNN {last.windows_cudnn} from conda ({' '.join(matrix.tf_windows_gpu_conda)})"
     yield Finding(
-        "tf-windows-native-gpu-unsupported", Severity.ERROR, Section.TENSORFLOW,
+        "tf-windows-native-gpu-unsupported", Severity.ERROR if presence else Severity.WARNING, Section.TENSORFLOW,
         f"{build.label} has no GPU support on native Windows: it runs on the CPU only",
         (
-            f"native Windows{' ' + facts.host.os_release if facts.host and facts.host.os_release else ''} with {len(facts.gpus)} NVIDIA GPU(s)",
+            f"native Windows{' ' + facts.host.os_release if facts.host and facts.host.os_release else ''}"
+            + (f" with {len(facts.gpus)} NVIDIA GPU(s)" if facts.gpus else " (whether it has an NVIDIA GPU is not known)"),
             f"GPU support on native Windows ended with TensorFlow {last.series}; {build.label} is newer",
         ),
         Fix(f"To train on the GPU, {wsl_text}; or the last native route: {route}", commands, "https://www.tensorflow.org/install/pip#windows-wsl2"),

@@ -34,12 +34,8 @@ def read_many(inputs: list[tuple[str, str]]) -> Facts:
 
         return facts_from_json(_snapshot_text(inputs[0][0]), inputs[0][1])
     observations: list[Observation] = []
-    offset = 0
-    for text, origin in inputs:
-        found = observations_in(text, origin)
-        # Lines of a later input come after every line of an earlier one: the first input wins a disagreement.
-        observations += [dataclasses.replace(o, line=o.line + offset) for o in found]
-        offset += text.count("\n") + 1
+    for number, (text, origin) in enumerate(inputs):
+        observations += [dataclasses.replace(o, input=number) for o in observations_in(text, origin)]
     return merge(observations)
 
 

@@ -5,8 +5,11 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-# Markdown quote markers, list bullets and REPL/shell prompts people leave in front of pasted output.
-_PREFIX = re.compile(r"^(?:\s*>)+\s?")
+# Markdown quote markers people leave in front of pasted output.
+_PREFIX = re.compile(r"^(?:\s*>(?!>>))+\s?")  # "> " quotes, but not a ">>> " Python prompt
+# Terminal escape sequences and control characters (C0 but tab, DEL, C1): a paste is untrusted text that gpudoctor
+# prints back as evidence, so they never get past reading.
+_CONTROL = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)?|[\x00-\x08\x0b-\x1f\x7f-\x9f]")
 # Longer lines are cut: no machine output needs more, and regexes stay linear on hostile input.
 MAX_LINE = 4000
 
@@ -18,7 +21,7 @@ class Document:
 
     @classmethod
     def from_text(cls, text: str, truncated: bool = False) -> "Document":
-        text = text.replace("\r\n", "\n").replace("\r", "\n")
+        text = _CONTROL.sub("", text.replace("\r\n", "\n").replace("\r", "\n"))
         lines = tuple(_PREFIX.sub("", line)[:MAX_LINE].rstrip() for line in text.split("\n"))
         return cls(lines, truncated)
 

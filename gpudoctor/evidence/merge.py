@@ -21,7 +21,7 @@ def merge(observations: Iterable[Observation]) -> Facts:
     contradictions: list[Contradiction] = []
     kept: dict[str, Observation] = {}
     appended: dict[str, int] = {}
-    for obs in sorted(observations, key=lambda o: o.line):
+    for obs in sorted(observations, key=lambda o: (o.input, o.line)):
         if obs.key.endswith("[]"):
             base = obs.key[:-2]
             index = appended.get(base, 0)

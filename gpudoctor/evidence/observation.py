@@ -16,8 +16,9 @@ class Observation:
     line: int
     reader: str
     implied: str | None = None  # set when the value is inferred rather than printed: says what was assumed
+    input: int = 0  # which of several inputs it came from: an earlier input wins a disagreement
 
     @property
     def where(self) -> str:
-        text = f"{self.reader}, line {self.line}"
+        text = f"{self.reader}, line {self.line}" if self.line else self.reader
         return f"{text} ({self.implied})" if self.implied else text

@@ -31,4 +31,8 @@ def read_input(path: Path) -> tuple[str, str]:
         text = data.decode("utf-16", errors="replace")
     else:
         text = data.decode("utf-8", errors="replace")
-    return text[:MAX_INPUT_BYTES], origin
+    sample = text[:65536]
+    noise = sum(1 for c in sample if c == "\ufffd" or (ord(c) < 32 and c not in "\t\n\r"))
+    if noise > len(sample) // 10:
+        raise SnapshotError(f"{origin} is binary data, not text: give a snapshot or pasted command output")
+    return text, origin

@@ -75,9 +75,10 @@ def cause_lines(report: Report) -> list[str]:
 
 
 def _headline(result: SectionResult, facts: list[str]) -> str:
-    if result.status in (Status.NOT_JUDGED, Status.NOT_APPLICABLE) and result.reason:
-        return f"{'not judged' if result.status is Status.NOT_JUDGED else 'not applicable'} — {result.reason}" \
-            if result.status is Status.NOT_JUDGED or not facts else f"{facts[0]}"
+    if result.status is Status.NOT_JUDGED:
+        return f"not judged — {result.reason}"
+    if result.status is Status.NOT_APPLICABLE and result.reason:
+        return result.reason
     return facts[0] if facts else ""
 
 

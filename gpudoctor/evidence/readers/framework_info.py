@@ -22,6 +22,8 @@ _TF_CREATED = re.compile(r"Created (?:TensorFlow )?device \(?/job:\S+/device:GPU
                          r"\(device: \d+, name: (.+?), pci bus id: ([0-9a-fA-F:.]+)(?:, compute capability: (\d+\.\d+))?\)")
 _TF_FOUND = re.compile(r"Found device (\d+) with properties:\s*(?:pciBusID: (\S+) )?name: (.+?)(?:\s+major: (\d+) minor: (\d+)|\s+computeCapability: (\d+\.\d+))")
 _TF_VERSION_PRINT = re.compile(r"^\s*(?:>>> )?(?:print\()?tf\.__version__\)?\s*$")
+_TF_GIT_VERSION = re.compile(r"^\s*v(\d+\.\d+\.\d+)(?:-rc\d+)?-\d+-g[0-9a-f]{7,}\s+(\d+\.\d+\.\d+(?:rc\d+)?)\s*$")
+_TF_VERSION_LINE = re.compile(r"^\s*Tensor ?Flow [Vv]ersion:?\s*(\d+\.\d+\.\d+(?:rc\d+)?)\s*$")
 _TORCH_TRIPLE = re.compile(r"^\s*(\d+\.\d+\.\d+(?:[a-z]+\d*)?(?:\+[\w.]+)?)\s+(None|\d+\.\d+)\s+(True|False)\s*$")
 _REPL = re.compile(r"^\s*(?:>>>|In \[\d+\]:)\s*(?:print\()?\s*([\w.]+(?:\([^)]*\))?)\s*\)?\s*$")
 _VALUE = re.compile(r"^\s*(?:Out\[\d+\]:\s*)?['\"]?([^'\"]*?)['\"]?\s*$")
@@ -44,6 +46,10 @@ def read(document: Document) -> Iterator[Observation]:
     yield from _device_lists(document)
     yield from _tf_logs(document)
     yield from _repl(document)
+    for number, m in document.find(_TF_GIT_VERSION):  # print(tf.version.GIT_VERSION, tf.version.VERSION)
+        yield Observation("frameworks.tensorflow.version", m.group(2), number, NAME + " (tf.version)")
+    for number, m in document.find(_TF_VERSION_LINE):
+        yield Observation("frameworks.tensorflow.version", m.group(1), number, NAME)
     if any("torch" in line for line in document.lines[:2000]):
         for number, m in document.find(_TORCH_TRIPLE):
             yield Observation("frameworks.torch.version", m.group(1), number, NAME, "print(torch.__version__, torch.version.cuda, torch.cuda.is_available())")

@@ -174,47 +174,48 @@ def _uname(m, n, line):
         yield Observation("host.wsl", 1, n, NAME, "a kernel named '-Microsoft' is WSL 1's")
 
 
-_PATTERNS: tuple[tuple[re.Pattern[str], Handler], ...] = tuple((re.compile(p), h) for p, h in (
-    (r"NVIDIA driver on your system is too old \(found version (\d+)\)", _driver_too_old),
-    (r"CUDA driver version is insufficient for CUDA runtime version|Insufficient CUDA driver", _simple("driver-insufficient")),
-    (r"Could not find cuda drivers on your machine, GPU will not be used", _tf_no_cudart),
-    (r"Failed to dlopen (lib[\w.-]+\.so(?:\.\d+)*)", _lib_not_loadable),
-    (r"kernel version (\S+) does not match DSO version (\S+)", _kernel_dso_mismatch),
-    (r"Could not find a version that satisfies the requirement (torch|tensorflow(?:-gpu)?)==([\w.+]+) \(from versions: ([^)]*)\)", _pip_versions),
-    (r"(?:Using )?pip \d+(?:\.\d+)* from \S+ \(python (\d+\.\d+)\)", _pip_python),
-    (r"CUDA_ERROR_NO_DEVICE|no CUDA-capable device is detected", _simple("cuda-no-device")),
-    (r"(?:^|:\s*)([^:]*?\S) with CUDA capability (sm_\d+a?) is not compatible with the current PyTorch installation", _arch_incompatible),
-    (r"The current PyTorch install supports CUDA capabilities ((?:(?:sm|compute)_\d+a?\s*)+)", _arch_supported),
-    (r"Found GPU\d+ (.+?) which is of cuda capability (\d+\.\d+)", _arch_too_old),
-    (r"Ignoring visible gpu device \(device: \d+, name: (.+?), pci bus id: \S+, compute capability: (\d+\.\d+)\) with Cuda compute capability [\d.]+\. The minimum required Cuda capability is ([\d.]+)", _tf_ignoring_gpu),
-    (r"no kernel image is available for execution on the device", _simple("no-kernel-image")),
-    (r"CUDA_ERROR_INVALID_PTX|the provided PTX was compiled with an unsupported toolchain", _simple("invalid-ptx")),
-    (r"Loaded runtime CuDNN library: ([\d.]+) (?:\(compatibility version [\d.]+\) )?but source was compiled with:? ([\d.]+)", _cudnn_loaded),
-    (r"cuDNN version incompatibility: PyTorch was compiled\s+against (\(?[\d, ]+\)?) but (?:found runtime version|linked against) (\(?[\d, ]+\)?)", _torch_cudnn_incompatible),
-    (r"Could not load dynamic library '([^']+)'", _lib_not_loadable),
-    (r"Could not find '(\w+\.dll)'\. TensorFlow requires that this DLL be installed", _lib_not_loadable),
-    (r"(?:ImportError|OSError|error while loading shared libraries):?\s*(lib[\w+-]+\.so(?:\.[\d.]+)?): cannot open shared object file", _lib_not_loadable),
-    (r"^(lib[\w+-]+\.so(?:\.[\d.]+)?): cannot open shared object file", _lib_not_loadable),
-    (r"Could not load library (libcudnn_\w+\.so(?:\.\d+)*)", _cudnn_sublib),
-    (r"Unable to load any of \{(libcudnn\w*\.so[^,}]*)", _cudnn_sublib),
-    (r"undefined symbol: \S+, version (libcudnn\w*\.so\.\d+)", _simple("cudnn-undefined-symbol")),
-    (r"Cannot dlopen some GPU libraries|Skipping registering GPU devices", _simple("tf-gpu-libs-missing", "tensorflow")),
-    (r"A module that was compiled using NumPy 1\.x cannot be run in\s*(?:NumPy\s*)?([\d.]+\d)?", _numpy_abi),
-    (r"_ARRAY_API not found|numpy\.dtype size changed, may indicate binary incompatibility|numpy\.core\.multiarray failed to import", _numpy_abi),
-    (r"Torch not compiled with CUDA enabled", _not_compiled),
-    (r"Found no NVIDIA driver on your system", _simple("no-driver-found", "torch")),
-    (r"could not select device driver \"\" with capabilities: \[\[gpu\]\]", _docker_no_runtime),
-    (r"CUDA out of memory|CUDA_ERROR_OUT_OF_MEMORY|OOM when allocating|OutOfMemoryError|out of memory trying to allocate", _simple("out-of-memory")),
-    (r"Failed to get convolution algorithm\. This is probably because cuDNN failed to initialize|CUDNN_STATUS_NOT_INITIALIZED|CUDNN_STATUS_INTERNAL_ERROR", _simple("cudnn-init-failed")),
-    (r"failed call to cuInit: (CUDA_ERROR_\w+)", _simple("cuinit-failed")),
-    (r"The detected CUDA version \(([\d.]+)\) mismatches the version that was used to compile\s*PyTorch \(([\d.]+)\)", _nvcc_mismatch),
-    (r"No matching distribution found for (torch|tensorflow(?:-gpu)?|tensorflow-cpu)\s*(?:(?:==|>=|<=|~=)\s*([\w.]+))?", _no_matching),
-    (r"^\s*Python (\d+\.\d+\.\d+)\s*$", _python_version),
-    (r"^\s*(?:export\s+|\$\s*)?(CUDA_VISIBLE_DEVICES|NVIDIA_VISIBLE_DEVICES|LD_LIBRARY_PATH|CUDA_HOME|CUDA_PATH|CUDA_FORCE_PTX_JIT)=(\S*)\s*$", _env_var),
-    (r"^\s*Linux \S+ (\d+\.\d+\.\d+\S*) #\d+", _uname),
-    (r"\b(\d+\.\d+\.\d+-\d+-Microsoft|\d+\.\d+\.\d+(?:\.\d+)?-microsoft-standard(?:-WSL2)?)\b", _wsl_kernel),
-    (r"The NVIDIA Driver was not detected\.\s+GPU functionality will not be available", _docker_no_runtime),
-    (r"ResourceExhaustedError", _simple("out-of-memory")),
+# (pattern, handler, keywords): a pattern is tried only on a line holding one of its keywords (a long log is mostly other lines).
+_PATTERNS: tuple[tuple[re.Pattern[str], Handler, tuple[str, ...]], ...] = tuple((re.compile(p), h, k) for p, h, k in (
+    (r"NVIDIA driver on your system is too old \(found version (\d+)\)", _driver_too_old, ('too old',)),
+    (r"CUDA driver version is insufficient for CUDA runtime version|Insufficient CUDA driver", _simple("driver-insufficient"), ('nsufficient',)),
+    (r"Could not find cuda drivers on your machine, GPU will not be used", _tf_no_cudart, ('cuda drivers',)),
+    (r"Failed to dlopen (lib[\w.-]+\.so(?:\.\d+)*)", _lib_not_loadable, ('dlopen',)),
+    (r"kernel version (\S+) does not match DSO version (\S+)", _kernel_dso_mismatch, ('DSO version',)),
+    (r"Could not find a version that satisfies the requirement (torch|tensorflow(?:-gpu)?)==([\w.+]+) \(from versions: ([^)]*)\)", _pip_versions, ('satisfies',)),
+    (r"(?:Using )?pip \d+(?:\.\d+)* from \S+ \(python (\d+\.\d+)\)", _pip_python, ('pip ',)),
+    (r"CUDA_ERROR_NO_DEVICE|no CUDA-capable device is detected", _simple("cuda-no-device"), ('NO_DEVICE', 'capable device')),
+    (r"(?:^|:\s*)([^:]*?\S) with CUDA capability (sm_\d+a?) is not compatible with the current PyTorch installation", _arch_incompatible, ('CUDA capability',)),
+    (r"The current PyTorch install supports CUDA capabilities ((?:(?:sm|compute)_\d+a?\s*)+)", _arch_supported, ('supports CUDA capabilities',)),
+    (r"Found GPU\d+ (.+?) which is of cuda capability (\d+\.\d+)", _arch_too_old, ('cuda capability',)),
+    (r"Ignoring visible gpu device \(device: \d+, name: (.+?), pci bus id: \S+, compute capability: (\d+\.\d+)\) with Cuda compute capability [\d.]+\. The minimum required Cuda capability is ([\d.]+)", _tf_ignoring_gpu, ('Ignoring visible gpu',)),
+    (r"no kernel image is available for execution on the device", _simple("no-kernel-image"), ('kernel image',)),
+    (r"CUDA_ERROR_INVALID_PTX|the provided PTX was compiled with an unsupported toolchain", _simple("invalid-ptx"), ('PTX',)),
+    (r"Loaded runtime CuDNN library: (\d+(?:\.\d+)*) (?:\(compatibility version [\d.]+\) )?but source was compiled with:? (\d+(?:\.\d+)*)", _cudnn_loaded, ('CuDNN library',)),
+    (r"cuDNN version incompatibility: PyTorch was compiled\s+against (\(?[\d, ]+\)?) but (?:found runtime version|linked against) (\(?[\d, ]+\)?)", _torch_cudnn_incompatible, ('cuDNN version incompatibility',)),
+    (r"Could not load dynamic library '([^']+)'", _lib_not_loadable, ('dynamic library',)),
+    (r"Could not find '(\w+\.dll)'\. TensorFlow requires that this DLL be installed", _lib_not_loadable, ('.dll',)),
+    (r"(?:ImportError|OSError|error while loading shared libraries):?\s*(lib[\w+-]+\.so(?:\.[\d.]+)?): cannot open shared object file", _lib_not_loadable, ('shared object',)),
+    (r"^(lib[\w+-]+\.so(?:\.[\d.]+)?): cannot open shared object file", _lib_not_loadable, ('shared object',)),
+    (r"Could not load library (libcudnn_\w+\.so(?:\.\d+)*)", _cudnn_sublib, ('Could not load library',)),
+    (r"Unable to load any of \{(libcudnn\w*\.so[^,}]*)", _cudnn_sublib, ('Unable to load any',)),
+    (r"undefined symbol: \S+, version (libcudnn\w*\.so\.\d+)", _simple("cudnn-undefined-symbol"), ('undefined symbol',)),
+    (r"Cannot dlopen some GPU libraries|Skipping registering GPU devices", _simple("tf-gpu-libs-missing", "tensorflow"), ('dlopen some GPU', 'Skipping registering')),
+    (r"A module that was compiled using NumPy 1\.x cannot be run in\s*(?:NumPy\s*)?([\d.]+\d)?", _numpy_abi, ('NumPy 1.x',)),
+    (r"_ARRAY_API not found|numpy\.dtype size changed, may indicate binary incompatibility|numpy\.core\.multiarray failed to import", _numpy_abi, ('_ARRAY_API', 'dtype size changed', 'multiarray failed')),
+    (r"Torch not compiled with CUDA enabled", _not_compiled, ('not compiled with CUDA',)),
+    (r"Found no NVIDIA driver on your system", _simple("no-driver-found", "torch"), ('no NVIDIA driver',)),
+    (r"could not select device driver \"\" with capabilities: \[\[gpu\]\]", _docker_no_runtime, ('device driver',)),
+    (r"CUDA out of memory|CUDA_ERROR_OUT_OF_MEMORY|OOM when allocating|OutOfMemoryError|out of memory trying to allocate", _simple("out-of-memory"), ('memory', 'OOM', 'Memory')),
+    (r"Failed to get convolution algorithm\. This is probably because cuDNN failed to initialize|CUDNN_STATUS_NOT_INITIALIZED|CUDNN_STATUS_INTERNAL_ERROR", _simple("cudnn-init-failed"), ('convolution algorithm', 'CUDNN_STATUS')),
+    (r"failed call to cuInit: (CUDA_ERROR_\w+)", _simple("cuinit-failed"), ('cuInit',)),
+    (r"The detected CUDA version \(([\d.]+)\) mismatches the version that was used to compile\s*PyTorch \(([\d.]+)\)", _nvcc_mismatch, ('detected CUDA version',)),
+    (r"No matching distribution found for (torch|tensorflow(?:-gpu)?|tensorflow-cpu)\s*(?:(?:==|>=|<=|~=)\s*([\w.]+))?", _no_matching, ('No matching distribution',)),
+    (r"^\s*Python (\d+\.\d+\.\d+)\s*$", _python_version, ('Python ',)),
+    (r"^\s*(?:export\s+|\$\s*)?(CUDA_VISIBLE_DEVICES|NVIDIA_VISIBLE_DEVICES|LD_LIBRARY_PATH|CUDA_HOME|CUDA_PATH|CUDA_FORCE_PTX_JIT)=(\S*)\s*$", _env_var, ('=',)),
+    (r"^\s*Linux \S+ (\d+\.\d+\.\d+\S*) #\d+", _uname, ('Linux ',)),
+    (r"\b(\d+\.\d+\.\d+-\d+-Microsoft|\d+\.\d+\.\d+(?:\.\d+)?-microsoft-standard(?:-WSL2)?)\b", _wsl_kernel, ('icrosoft',)),
+    (r"The NVIDIA Driver was not detected\.\s+GPU functionality will not be available", _docker_no_runtime, ('Driver was not detected',)),
+    (r"ResourceExhaustedError", _simple("out-of-memory"), ('ResourceExhausted',)),
 ))
 # A cheap first filter: most lines of a long log match none of the patterns.
 _ANY = re.compile("|".join(("NVIDIA driver", "CUDA", "cuda", "sm_", "cuDNN", "CuDNN", "cudnn", "load", "shared object", "NumPy",
@@ -229,7 +230,9 @@ def read(document: Document) -> Iterator[Observation]:
         if not _ANY.search(line):
             continue
         matched = False
-        for pattern, handler in _PATTERNS:
+        for pattern, handler, keywords in _PATTERNS:
+            if not any(k in line for k in keywords):
+                continue
             m = pattern.search(line)
             if m:
                 matched = True
@@ -239,7 +242,9 @@ def read(document: Document) -> Iterator[Observation]:
         # Messages wrap ("...driver on your\nsystem is too old (found version 12040)"): try the line joined to the
         # next, keeping only matches that start on this line (the next line is tried on its own in turn).
         joined = f"{line.rstrip()} {lines[number].strip()}"
-        for pattern, handler in _PATTERNS:
+        for pattern, handler, keywords in _PATTERNS:
+            if not any(k in joined for k in keywords):
+                continue
             m = pattern.search(joined)
             if m and m.start() < len(line) and m.end() > len(line.rstrip()):
                 yield from handler(m, number, joined)

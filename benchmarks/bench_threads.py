@@ -1,0 +1,67 @@
+"""Accuracy of `check --from` on the thread corpus, and the time to read a large pasted report.
+
+    python benchmarks/bench_threads.py
+
+Prints, for the pasted text alone and with the facts each thread states in words ([context]): how many threads
+get their cause right (broken) or get no false error (healthy), by era; then the time to parse and judge a 1 MB
+bug report built from the corpus's own pastes, and a 50 MB log (median of 5 / one run).
+"""
+
+from __future__ import annotations
+
+import statistics
+import sys
+import time
+from collections import Counter
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from gpudoctor.checks import run_checks  # noqa: E402
+from gpudoctor.evidence import read_evidence  # noqa: E402
+from gpudoctor.matrix import load_matrix  # noqa: E402
+from gpudoctor.model import Severity  # noqa: E402
+from tests.evidence.corpus import diagnose, is_right, threads  # noqa: E402
+
+
+def accuracy() -> None:
+    corpus = threads()
+    for with_context in (False, True):
+        right, total = Counter(), Counter()
+        false_alarms = []
+        for thread in corpus:
+            report = diagnose(thread, with_context)
+            ok = is_right(thread, report)
+            for key in (thread.era, "healthy" if thread.healthy else "broken", "all"):
+                total[key] += 1
+                right[key] += ok
+            if thread.healthy and not ok:
+                false_alarms.append(thread.name)
+        label = "pasted text + the thread's stated context" if with_context else "pasted text alone"
+        print(f"{label}: {right['all']}/{total['all']} right ({right['all'] / total['all']:.1%})")
+        for key in sorted(k for k in total if k != "all"):
+            print(f"    {key:10} {right[key]:3}/{total[key]:<3} ({right[key] / total[key]:.0%})")
+        print(f"    false alarms on healthy threads: {len(false_alarms)} {false_alarms or ''}")
+
+
+def timing() -> None:
+    matrix = load_matrix()
+    pastes = "\n\n".join(t.pasted for t in threads())
+    one_mb = (pastes * (1_000_000 // len(pastes) + 1))[:1_000_000]
+    runs = []
+    for _ in range(5):
+        start = time.perf_counter()
+        run_checks(read_evidence(one_mb, "1 MB report"), matrix)
+        runs.append(time.perf_counter() - start)
+    print(f"1 MB bug report ({len(one_mb.splitlines()):,} lines): parse and judge, median of 5: {statistics.median(runs) * 1000:.0f} ms")
+    big = one_mb * 50
+    start = time.perf_counter()
+    report = run_checks(read_evidence(big, "50 MB log"), matrix)
+    cut = any(s.kind == "input-truncated" for s in report.facts.symptoms or ())
+    print(f"50 MB log: {time.perf_counter() - start:.1f} s{' (cut at the reading limit, said in the report)' if cut else ''}, "
+          f"{sum(f.severity == Severity.ERROR for f in report.findings)} error findings")
+
+
+if __name__ == "__main__":
+    accuracy()
+    timing()

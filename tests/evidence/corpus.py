@@ -1,0 +1,56 @@
+"""The thread corpus (tests/data/threads/*.toml) and the one rule for what counts as right; shared by the test and by
+benchmarks/bench_threads.py."""
+
+from __future__ import annotations
+
+import json
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover - Python 3.10
+    import tomli as tomllib
+
+from gpudoctor.checks import run_checks
+from gpudoctor.evidence import read_many
+from gpudoctor.matrix import load_matrix
+from gpudoctor.model import Report, Severity
+
+THREADS = Path(__file__).resolve().parent.parent / "data" / "threads"
+
+
+@dataclass(frozen=True)
+class Thread:
+    name: str
+    url: str
+    era: str
+    tags: tuple[str, ...]
+    healthy: bool
+    expected: tuple[str, ...]
+    pasted: str
+    context: dict | None
+
+
+def threads() -> list[Thread]:
+    out = []
+    for path in sorted(THREADS.glob("*.toml")):
+        d = tomllib.loads(path.read_text(encoding="utf-8"))
+        out.append(Thread(path.stem, d["url"], d["era"], tuple(d.get("tags", ())), d["healthy"], tuple(d["expected"]),
+                          d["pasted"], d.get("context")))
+    return out
+
+
+def diagnose(thread: Thread, with_context: bool = False) -> Report:
+    inputs = [(thread.pasted, thread.name)]
+    if with_context and thread.context:
+        inputs.append((json.dumps(thread.context), f"{thread.name} context"))
+    return run_checks(read_many(inputs), load_matrix(), thread.name)
+
+
+def is_right(thread: Thread, report: Report) -> bool:
+    """A healthy thread: no error. A broken one: an expected id at warning or error severity."""
+    if thread.healthy:
+        return not any(f.severity == Severity.ERROR for f in report.findings)
+    return any(f.id in thread.expected and f.severity >= Severity.WARNING for f in report.findings)
