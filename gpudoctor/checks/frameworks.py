@@ -12,6 +12,10 @@ from .advice import install_fix
 _TF_CPU_DISTRIBUTIONS = ("tensorflow-cpu", "tensorflow-intel")
 
 
+def _label(name: str, version: str | None) -> str:
+    return f"{name} {version}" if version else f"{name} (version unknown)"
+
+
 def _os(facts: Facts) -> str | None:
     return facts.host.os if facts.host else None
 
@@ -22,7 +26,7 @@ def torch_cpu_only_build(facts: Facts, matrix: object) -> Iterator[Finding]:
         return
     if _os(facts) == "darwin":
         return  # no CUDA on macOS: the CPU/MPS wheel is the right one
-    label = f"torch {torch.version}" if torch.version else "torch"
+    label = _label("torch", torch.version)
     evidence = [f"{label}: no CUDA in this build (torch.version.cuda is None)"]
     evidence += [f"log: {s.text}" for s in symptoms(facts, "torch-not-compiled-with-cuda")[:1]]
     presence = gpu_presence(facts)
@@ -49,8 +53,8 @@ def torch_cuda_build_without_gpu(facts: Facts, matrix: object) -> Iterator[Findi
         return
     yield Finding(
         "torch-cuda-build-no-gpu", Severity.INFO, Section.TORCH,
-        f"torch {torch.version} is a CUDA {torch.cuda} build; no NVIDIA GPU or driver found, so it will run on the CPU",
-        (f"torch.version.cuda = {torch.cuda}",),
+        f"{_label('torch', torch.version)} is a CUDA {torch.cuda or '(version unknown)'} build; no NVIDIA GPU or driver found, so it will run on the CPU",
+        (f"torch.version.cuda = {torch.cuda or 'unknown'}",),
     )
 
 
@@ -67,14 +71,14 @@ def torch_runtime(facts: Facts, matrix: object) -> Iterator[Finding]:
     if torch.cuda_available:
         cudnn = f", cuDNN {torch.cudnn}" if torch.cudnn else ""
         yield Finding("torch-cuda-available", Severity.OK, Section.TORCH,
-                      f"torch {torch.version} sees {torch.device_count} CUDA device(s){cudnn}" if torch.device_count is not None
-                      else f"torch {torch.version} has CUDA available{cudnn}",
+                      f"{_label('torch', torch.version)} sees {torch.device_count} CUDA device(s){cudnn}" if torch.device_count is not None
+                      else f"{_label('torch', torch.version)} has CUDA available{cudnn}",
                       (f"arch list: {' '.join(torch.arch_list or ())}",))
     elif gpu_presence(facts) is not False:
         known = gpu_presence(facts) is True and driver_loaded(facts)
         yield Finding(
             "torch-cuda-unavailable", Severity.ERROR if known else Severity.WARNING, Section.TORCH,
-            f"torch {torch.version} is a CUDA{' ' + torch.cuda if torch.cuda else ''} build but torch.cuda.is_available() is False",
+            f"{_label('torch', torch.version)} is a CUDA{' ' + torch.cuda if torch.cuda else ''} build but torch.cuda.is_available() is False",
             ("the GPU and the NVIDIA driver are present (see above); the driver or environment findings say why",) if known else
             ("whether a GPU and a working NVIDIA driver are present is not known: `nvidia-smi` tells",),
             install_fix(facts, matrix, "torch", "If no other finding explains it, install the build that fits this machine"),
@@ -96,8 +100,8 @@ def tf_cpu_package_shadows_gpu(facts: Facts, matrix: object) -> Iterator[Finding
         evidence = (f"tensorflow=={version} is installed: before 1.15 the 'tensorflow' package was CPU-only; GPU support was 'tensorflow-gpu'",)
         title = f"tensorflow {version} is the CPU-only package of TensorFlow 1.x"
     elif tf and tf.is_cuda_build is False and on_linux_gpu:
-        evidence = (f"tensorflow {tf.version}: build_info is_cuda_build = False",)
-        title = f"TensorFlow {tf.version} is a CPU-only build on a machine with an NVIDIA GPU"
+        evidence = (f"{_label('tensorflow', tf.version)}: build_info is_cuda_build = False",)
+        title = f"{_label('TensorFlow', tf.version)} is a CPU-only build on a machine with an NVIDIA GPU"
     else:
         return
     both_installed = bool(cpu_dists) and bool(package(facts, "tensorflow"))
@@ -122,8 +126,8 @@ def tf_cuda_build_without_gpu(facts: Facts, matrix: object) -> Iterator[Finding]
         return
     yield Finding(
         "tf-cuda-build-no-gpu", Severity.INFO, Section.TENSORFLOW,
-        f"TensorFlow {tf.version} is a CUDA {tf.cuda} build; no NVIDIA GPU or driver found, so it will run on the CPU",
-        (f"build_info: cuda {tf.cuda}, cuDNN {tf.cudnn}",),
+        f"{_label('TensorFlow', tf.version)} is a CUDA {tf.cuda or '(version unknown)'} build; no NVIDIA GPU or driver found, so it will run on the CPU",
+        (f"build_info: cuda {tf.cuda or 'unknown'}, cuDNN {tf.cudnn or 'unknown'}",),
     )
 
 
@@ -139,11 +143,11 @@ def tf_runtime(facts: Facts, matrix: object) -> Iterator[Finding]:
         return
     if tf.gpus_visible:
         yield Finding("tf-gpus-visible", Severity.OK, Section.TENSORFLOW,
-                      f"TensorFlow {tf.version} sees {tf.gpus_visible} GPU(s)", ())
+                      f"{_label('TensorFlow', tf.version)} sees {tf.gpus_visible} GPU(s)", ())
     elif gpu_presence(facts) is True and driver_loaded(facts):
         yield Finding(
             "tf-gpu-not-visible", Severity.ERROR, Section.TENSORFLOW,
-            f"TensorFlow {tf.version} is a CUDA build but tf.config.list_physical_devices('GPU') is empty",
+            f"{_label('TensorFlow', tf.version)} is a CUDA build but tf.config.list_physical_devices('GPU') is empty",
             ("the GPU and the NVIDIA driver are present; the CUDA library findings say why",),
             install_fix(facts, matrix, "tensorflow", "Install TensorFlow with its CUDA libraries"),
         )

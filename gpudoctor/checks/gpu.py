@@ -33,7 +33,7 @@ def gpu_without_driver(facts: Facts, matrix: object) -> Iterator[Finding]:
     yield Finding(
         "gpu-without-driver", Severity.ERROR, Section.GPU,
         "An NVIDIA GPU is on the PCI bus but no NVIDIA driver is loaded",
-        tuple(f"PCI {d.bus_id}: NVIDIA device {d.device_id}, no kernel driver bound" for d in unbound)
+        tuple(f"PCI {d.bus_id or '(bus id unknown)'}: NVIDIA device {d.device_id or '(id unknown)'}, no kernel driver bound" for d in unbound)
         + ((f"NVML: {facts.driver.nvml_error}",) if facts.driver and facts.driver.nvml_error else ()),
         Fix(
             "Install the NVIDIA driver (580 or newer runs every current PyTorch and TensorFlow build), then reboot",
@@ -49,7 +49,7 @@ def nouveau_loaded(facts: Facts, matrix: object) -> Iterator[Finding]:
     logged = [s for s in facts.symptoms or () if s.kind == "nvidia-probe-not-called"]
     if not on_bus and module != "nouveau" and not logged:
         return
-    evidence = [f"PCI {d.bus_id}: bound to nouveau" for d in on_bus] or (["kernel module nouveau is loaded"] if module == "nouveau" else [])
+    evidence = [f"PCI {d.bus_id or '(bus id unknown)'}: bound to nouveau" for d in on_bus] or (["kernel module nouveau is loaded"] if module == "nouveau" else [])
     evidence += [f"log: {s.text}" for s in logged[:1]]
     if logged and not on_bus and module != "nouveau":
         evidence.append("the kernel log says another driver (nouveau, nvidiafb, rivafb) took the GPU before nvidia could probe it")
@@ -99,7 +99,7 @@ def gpus_found(facts: Facts, matrix: object) -> Iterator[Finding]:
     cuda = f" (supports CUDA up to {driver.cuda_version})" if driver and driver.cuda_version else ""
     yield Finding(
         "gpus-found", Severity.OK, Section.GPU,
-        f"{len(facts.gpus)} NVIDIA GPU{'s' if len(facts.gpus) != 1 else ''}, driver {driver.version if driver else '?'}{cuda}",
+        f"{len(facts.gpus)} NVIDIA GPU{'s' if len(facts.gpus) != 1 else ''}, driver {driver.version if driver and driver.version else '(version unknown)'}{cuda}",
         tuple(gpu_label(g) + (f", {g.memory_total_mib} MiB" if g.memory_total_mib else "") for g in facts.gpus),
     )
 

@@ -25,6 +25,9 @@ _GPU_LINE = re.compile(r"^\s*GPU (\d+): (.+?)(?:\s*\(UUID: ([^)]*)\))?\s*$")
 _MIG_LINE = re.compile(r"^\s*MIG \S+\s+Device\s+(\d+):")
 _CUDNN_FILE = re.compile(r"((?:[A-Za-z]:\\[^:]*?|/[^\s:]*?)(?:libcudnn\.so(?:\.[\d.]+)?|cudnn(?:_\w+?)?64_\d+\.dll))\s*$")
 _COULD_NOT = "could not collect"
+# Field names only collect_env prints (a pasted part of its output is still its output).
+_DISTINCTIVE = frozenset({"PyTorch version", "Is CUDA available", "Nvidia driver version", "CUDA used to build PyTorch",
+                          "GPU models and configuration", "ROCM used to build PyTorch"})
 
 
 def read(document: Document) -> Iterator[Observation]:
@@ -34,7 +37,7 @@ def read(document: Document) -> Iterator[Observation]:
         m = _FIELD.match(line)
         if m and m.group(1) not in fields:
             fields[m.group(1)] = (number, m.group(2).strip())
-    if "PyTorch version" not in fields and "Is CUDA available" not in fields:
+    if not fields.keys() & _DISTINCTIVE:
         return  # not a collect_env output ("OS:" alone is too common to mean anything)
 
     def obs(key: str, value: object, field: str, implied: str | None = None) -> Observation:
