@@ -27,7 +27,10 @@ def gpu_arch_not_in_build(facts: Facts, matrix: "Matrix | None") -> Iterator[Fin
         if not build.arch or not build.arch_confirmed:
             yield from _by_toolkit_range(facts, matrix, build)
             continue
-        source = "read from the installed build" if build.arch_source == "snapshot" else f"per the matrix for {build.label}"
+        key = "frameworks.torch.arch_list" if build.framework == "torch" else "frameworks.tensorflow.compute_capabilities"
+        pasted_from = (facts.provenance or {}).get(key)
+        source = (f"as pasted: {pasted_from}" if pasted_from else "read from the installed build") if build.arch_source == "snapshot" \
+            else f"per the matrix for {build.label}"
         arch = " ".join(build.arch)
         for gpu in facts.gpus:
             cc = b.gpu_cc(gpu, matrix)

@@ -60,12 +60,18 @@ def _cudnn(facts: Facts) -> tuple[Status, str | None]:
     return Status.NOT_APPLICABLE, "PyTorch wheels bring their own cuDNN" if facts.frameworks and facts.frameworks.torch else "no framework that needs it is known"
 
 
+def _absent(facts: Facts, distribution: str) -> tuple[Status, str | None]:
+    """A framework the facts do not describe: "not installed" only where a package list says so."""
+    packages = facts.python_packages
+    if packages is not None and not packages.get(distribution) and not _pasted(facts):
+        return Status.NOT_APPLICABLE, "not installed"
+    return Status.NOT_APPLICABLE, "not in the evidence"
+
+
 def _torch(facts: Facts) -> tuple[Status, str | None]:
     torch = facts.frameworks.torch if facts.frameworks else None
     if torch is None:
-        if facts.frameworks is None and not _pasted(facts):
-            return Status.NOT_JUDGED, "the framework probe failed"
-        return Status.NOT_APPLICABLE, "not in the evidence" if _pasted(facts) else "not installed"
+        return _absent(facts, "torch")
     if torch_build_kind(torch) is None:
         return Status.NOT_JUDGED, "whether torch is a CUDA build is unknown: paste `python -c \"import torch; print(torch.__version__, torch.version.cuda)\"`"
     return Status.OK, None
@@ -74,9 +80,7 @@ def _torch(facts: Facts) -> tuple[Status, str | None]:
 def _tensorflow(facts: Facts) -> tuple[Status, str | None]:
     tf = facts.frameworks.tensorflow if facts.frameworks else None
     if tf is None:
-        if facts.frameworks is None and not _pasted(facts):
-            return Status.NOT_JUDGED, "the framework probe failed"
-        return Status.NOT_APPLICABLE, "not in the evidence" if _pasted(facts) else "not installed"
+        return _absent(facts, "tensorflow")
     if tf.is_cuda_build is None and gpu_presence(facts) is not False:
         return Status.NOT_JUDGED, "whether TensorFlow is a CUDA build is unknown: paste `python -c \"import tensorflow as tf; print(tf.sysconfig.get_build_info())\"`"
     return Status.OK, None

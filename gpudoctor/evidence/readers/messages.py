@@ -246,5 +246,5 @@ def read(document: Document) -> Iterator[Observation]:
             if not any(k in joined for k in keywords):
                 continue
             m = pattern.search(joined)
-            if m and m.start() < len(line) and m.end() > len(line.rstrip()):
+            if m and m.start() < len(line) and m.end() > len(line.rstrip()) and not pattern.search(lines[number]):
                 yield from handler(m, number, joined)
