@@ -61,11 +61,12 @@ _COLOURS = np.array([[1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0, 1.0], [1.0, 1.
 
 
 def transfer_data(n: int, seed: int, size: int) -> tuple[np.ndarray, np.ndarray]:
-    """Task B: size x size x 3 images in [0, 1] (NHWC): a square of one of 4 colours at a random place on grey noise."""
+    """Task B: size x size x 3 images in [0, 1] (NHWC): a square of one of 4 colours, three quarters of the side, at a
+    random place on grey noise (large enough that a briefly pretrained, frozen backbone separates the colours)."""
     rng = np.random.default_rng(seed)
     labels = rng.integers(0, TRANSFER_CLASSES, n)
     images = np.clip(rng.normal(0.5, 0.1, (n, size, size, 3)), 0.0, 1.0).astype(np.float32)
-    side = size // 2
+    side = (size * 3) // 4
     corners = rng.integers(0, size - side, (n, 2))
     for i, k in enumerate(labels):
         r, c = corners[i]
