@@ -23,6 +23,11 @@ FRAGMENTS = [line for t in threads()[:40] for line in t.pasted.splitlines() if l
 texts = st.lists(st.one_of(st.sampled_from(FRAGMENTS), st.text(max_size=40)), max_size=30).map("\n".join)
 
 
+def test_a_prompt_followed_by_a_traceback_line():  # found by the property test below
+    text = '>>> torch.cuda.is_available()\n  File "/data/users/x/pytorch/torch/cuda/__init__.py", line 311, in _lazy_init'
+    assert read_evidence(text).frameworks is None
+
+
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(texts)
 def test_any_text_is_read_and_judged_without_a_crash(text):

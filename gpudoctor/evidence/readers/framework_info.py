@@ -144,7 +144,10 @@ def _repl(document: Document) -> Iterator[Observation]:
         answer = lines[number].strip()  # the next line
         if not answer or answer.startswith((">>>", "In [", "Traceback")):
             continue
-        value = _VALUE.match(answer).group(1).strip()
+        m = _VALUE.match(answer)
+        if m is None:
+            continue  # not a printed value (a traceback line, say)
+        value = m.group(1).strip()
         converted = _convert(value, kind)
         if converted is not None:
             yield Observation(key, converted, number + 1, NAME + f" ({m.group(1)})")
