@@ -39,7 +39,9 @@ _SECTIONS = {"gpu": Section.GPU, "environment": Section.ENVIRONMENT, "frameworks
              "arch": Section.TORCH, "tensorflow_libs": Section.TENSORFLOW, "messages": Section.GPU, "evidence": Section.ENVIRONMENT}
 
 
-def run_checks(facts: Facts, matrix: "Matrix | None" = None, source: str = "this machine") -> Report:
+def run_checks(facts: Facts, matrix: "Matrix | None" = None, source: str = "this machine", ignore: frozenset[str] = frozenset()) -> Report:
+    """Every check over the facts; findings whose id is in ``ignore`` are left out before causes and section status
+    are worked out (an ignored finding never leads the report)."""
     from .causes import link, primary
     from .coverage import sections
 
@@ -54,7 +56,7 @@ def run_checks(facts: Facts, matrix: "Matrix | None" = None, source: str = "this
             crashes.append(CheckCrash(check.name, f"{type(exc).__name__}: {exc} ({where.filename.rsplit('/', 1)[-1]}:{where.lineno})"))
             if check.section:
                 crashed.add(check.section)
-    merged = link(merge_duplicates(findings))
+    merged = link(tuple(f for f in merge_duplicates(findings) if f.id not in ignore))
     reviewed = getattr(matrix, "reviewed", None)
     return Report(facts, merged, tuple(crashes), reviewed, source, sections(merged, facts, frozenset(crashed)), primary(merged))
 

@@ -52,10 +52,7 @@ def check(as_json: bool, markdown: bool, save_path: Path | None, from_paths: tup
 
     from ..checks import run_checks
 
-    report = run_checks(facts, matrix, source)
-    if ignored:
-        report = Report(report.facts, tuple(f for f in report.findings if f.id not in ignored), report.crashes,
-                        report.matrix_reviewed, report.source)
+    report = run_checks(facts, matrix, source, frozenset(ignored))
     click.echo(_render(report, as_json, markdown, verbose, strict), nl=False)
     sys.exit(int(exit_code(report, strict)))
 

@@ -29,10 +29,12 @@ def read_evidence(text: str, origin: str = "input") -> Facts:
 def read_many(inputs: list[tuple[str, str]]) -> Facts:
     """Facts from several inputs (snapshots and pasted reports), merged as one body of evidence: a fact two
     inputs disagree on becomes a Contradiction. A single snapshot is returned exactly as it was saved."""
-    if len(inputs) == 1 and _snapshot_text(inputs[0][0]):
-        from ..snapshot import facts_from_json
+    if len(inputs) == 1:
+        snapshot = _snapshot(inputs[0][0])
+        if snapshot is not None:
+            from ..snapshot import facts_from_dict
 
-        return facts_from_json(_snapshot_text(inputs[0][0]), inputs[0][1])
+            return facts_from_dict(snapshot, inputs[0][1])
     observations: list[Observation] = []
     for number, (text, origin) in enumerate(inputs):
         observations += [dataclasses.replace(o, input=number) for o in observations_in(text, origin)]
@@ -40,11 +42,11 @@ def read_many(inputs: list[tuple[str, str]]) -> Facts:
 
 
 def observations_in(text: str, origin: str) -> list[Observation]:
-    snapshot = _snapshot_text(text)
-    if snapshot:
-        from ..snapshot import facts_from_json, facts_to_dict
+    snapshot = _snapshot(text)
+    if snapshot is not None:
+        from ..snapshot import facts_from_dict, facts_to_dict
 
-        facts = facts_from_json(snapshot, origin)  # validates, with its one-line errors
+        facts = facts_from_dict(snapshot, origin)  # validates, with its one-line errors
         return list(flatten(facts_to_dict(facts), f"snapshot {origin}"))
     document = Document.from_text(text[:MAX_TEXT_CHARS], truncated=len(text) > MAX_TEXT_CHARS)
     observations = [obs for reader in READERS for obs in reader.read(document)]
@@ -79,16 +81,15 @@ def flatten(data: object, reader: str, key: str = "") -> Iterator[Observation]:
         yield Observation(key, data, 0, reader)
 
 
-def _snapshot_text(text: str) -> str | None:
-    stripped = text.lstrip("\ufeff \t\r\n")
-    return stripped if stripped.startswith("{") and _looks_like_json_object(stripped) else None
-
-
-def _looks_like_json_object(text: str) -> bool:
-    """A whole-text JSON object (a snapshot), as opposed to a log that happens to start with a brace."""
+def _snapshot(text: str) -> dict | None:
+    """The parsed JSON object when the whole text is one (a snapshot), else None (a log may start with a brace)."""
     import json
 
+    stripped = text.lstrip("\ufeff \t\r\n")
+    if not stripped.startswith("{"):
+        return None
     try:
-        return isinstance(json.loads(text), dict)
+        data = json.loads(stripped)
     except (ValueError, RecursionError):
-        return False
+        return None
+    return data if isinstance(data, dict) else None

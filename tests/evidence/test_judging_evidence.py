@@ -230,3 +230,12 @@ def test_unreadable_input_is_one_line_and_exit_2(tmp_path, data):
     result = CliRunner().invoke(main, ["check", "--from", str(path)])
     assert result.exit_code == 2
     assert result.output.count("\n") == 1 and result.output.startswith("gpudoctor: error:")
+
+
+def test_an_ignored_finding_never_leads_the_report():
+    paste = "Nvidia driver version: 535.54.03\nPyTorch version: 2.1.0+cpu\n"
+    result = CliRunner().invoke(main, ["check", "--from", "-", "--json", "--ignore", "torch-cpu-only-build"], input=paste)
+    data = json.loads(result.output)
+    assert data["primary"] is None and "torch-cpu-only-build" not in {f["id"] for f in data["findings"]}
+    assert {s["section"]: s["status"] for s in data["sections"]}["torch"] == "ok"
+    assert result.exit_code == 0
