@@ -43,6 +43,12 @@ def load_matrix(directory: Path | None = None) -> Matrix:
 
 @lru_cache(maxsize=8)
 def _load(directory: Path) -> Matrix:
+    from .cache import cached
+
+    return cached(directory, _parse_and_validate)
+
+
+def _parse_and_validate(directory: Path) -> Matrix:
     try:
         import tomllib
     except ModuleNotFoundError:  # Python 3.10
