@@ -4,7 +4,6 @@ the order of the report."""
 
 from __future__ import annotations
 
-import traceback
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Callable, Iterable
 
@@ -52,6 +51,8 @@ def run_checks(facts: Facts, matrix: "Matrix | None" = None, source: str = "this
         try:
             findings.extend(check.function(facts, matrix))
         except Exception as exc:  # noqa: BLE001 - a crash becomes a result (Flutter's crash validator)
+            import traceback
+
             where = traceback.extract_tb(exc.__traceback__)[-1]
             crashes.append(CheckCrash(check.name, f"{type(exc).__name__}: {exc} ({where.filename.rsplit('/', 1)[-1]}:{where.lineno})"))
             if check.section:

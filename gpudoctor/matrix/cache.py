@@ -13,7 +13,6 @@ from __future__ import annotations
 import os
 import pickle
 import sys
-import tempfile
 import zlib
 from pathlib import Path
 from typing import Callable, TypeVar
@@ -67,6 +66,8 @@ def cached(directory: Path, load: Callable[[Path], T]) -> T:
 
 
 def _store(where: Path, entry: Path, value: object) -> None:
+    import tempfile  # only on a miss: a hit must not pay for it
+
     try:
         where.mkdir(parents=True, exist_ok=True)
         fd, tmp = tempfile.mkstemp(dir=where, prefix=".matrix-", suffix=".tmp")
