@@ -173,7 +173,7 @@ def _facts(kind: str, label: str, answer: str, number: int) -> Iterator[Observat
             yield _stated("host.python", versions.pop(), number)
     elif kind in ("torch", "tensorflow"):
         versions = {v.lstrip("v") for v in _VERSION.findall(text)}
-        words = re.sub(r"(?i)v?\d[\w.+-]*|tensorflow|pytorch|torch|tf|gpu|cpu|with|support|version|[\s,()'\"-]", "", text)
+        words = re.sub(r"(?i)v?\d[\w.+-]*|tensorflow|pytorch|torch|tf|gpu|cpu|with|support|version|true|false|[\s,()'\"=-]", "", text)
         if len(versions) == 1 and not words:
             yield _stated(f"frameworks.{kind}.version", versions.pop(), number)
     elif kind == "driver":
@@ -238,6 +238,7 @@ def _gpu_name(part: str) -> str | None:
 
 
 def _cuda_cudnn(kind: str, text: str, number: int) -> Iterator[Observation]:
+    text = re.sub(r"\([^)]*\)", " ", text)  # "Cuda 8.0 (via pip)": an aside, not the version
     parts = [p for p in re.split(r"\s*(?:/|,|;|\band\b|\|)\s*", text) if p.strip()]
     if not parts or len(parts) > 2:
         return
