@@ -11,6 +11,7 @@ example and prose are unknown.
 
 from __future__ import annotations
 
+import functools
 import re
 from typing import Iterator
 
@@ -77,6 +78,8 @@ def _fields(document: Document) -> Iterator[tuple[int, str, str, bool]]:
     lines = document.lines
     skip_collect_env = _has_collect_env(document)
     for number, line in document.numbered():
+        if ":" not in line and not line.lstrip().startswith(("#", "-", "*", "+")):
+            continue  # a field has a colon, a heading or a bullet: most log lines are skipped without a pattern
         heading = _HEADING.match(line)
         if heading:
             label = _label(heading.group(1))
@@ -122,6 +125,7 @@ def _has_collect_env(document: Document) -> bool:
     return any((m := collect_env._FIELD.match(line)) and m.group(1) in collect_env._DISTINCTIVE for line in document.lines)
 
 
+@functools.lru_cache(maxsize=512)
 def _label(text: str) -> str:
     text = _PARENTHESES.sub("", text.replace("**", "").replace("`", ""))
     return re.sub(r"\s+", " ", text.strip().strip(":").strip()).lower()
