@@ -19,6 +19,7 @@ MATRIX = load_matrix()
 FRAGMENTS = [line for t in threads()[:40] for line in t.pasted.splitlines() if line.strip()][:400] + [
     "Driver Version:", "CUDA Version:", "PyTorch version:", "GPU 0:", "sm_", "[pip3] torch==", "(found version", "|", "{", "[",
     "Could not collect", "N/A", "\x1b[2J", "\x00", "9" * 50, "\ud800",
+    "### GPU model and memory", "### CUDA/cuDNN version", "- CUDA/cuDNN version:", "- GPU Model/Driver: [", "WSL2", "_No response_",
 ]
 texts = st.lists(st.one_of(st.sampled_from(FRAGMENTS), st.text(max_size=40)), max_size=30).map("\n".join)
 
