@@ -46,5 +46,10 @@ def test_any_text_is_read_and_judged_without_a_crash(text):
 @settings(max_examples=100, deadline=None)
 @given(st.lists(st.sampled_from(FRAGMENTS), min_size=1, max_size=60))
 def test_shuffled_real_lines_never_crash_a_check(lines):
-    report = run_checks(read_evidence("\n".join(lines), "fuzz"), MATRIX, "fuzz")
+    try:
+        facts = read_evidence("\n".join(lines), "fuzz")
+    except SnapshotError as exc:  # e.g. a lone "{": a snapshot that does not parse is a one-line error, not a crash
+        assert "\n" not in str(exc)
+        return
+    report = run_checks(facts, MATRIX, "fuzz")
     assert report.crashes == ()
