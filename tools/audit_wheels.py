@@ -410,7 +410,7 @@ def _resolve(fixture: dict[str, Any], requirements: list[str], prefix: str) -> s
 
 def _torch_cuda(lines: list[str] | None) -> str | None:
     for line in lines or ():
-        m = re.match(r"^cuda\s*(?::\s*\w+)?\s*=\s*['\"]([\d.]+)['\"]", line)
+        m = re.match(r"^cuda\s*(?::\s*[\w\[\], ]+)?\s*=\s*['\"]([\d.]+)['\"]", line)
         if m:
             return m.group(1)
     return None
@@ -627,8 +627,9 @@ def contradictions(fixture: dict[str, Any], matrix_dir: Path | None = None) -> l
     wheels = {(e["package"], e["version"]): e for e in wheel_entries(fixture)}
     found: list[dict[str, str]] = []
 
-    def add(file: str, row: str, field: str, table: Any, wheel: Any, source: str) -> None:
-        found.append({"file": file, "row": row, "field": field, "table": str(table), "wheels": str(wheel), "source": source})
+    def add(file: str, row: str, field: str, table: Any, wheel: Any, source: str, package: str, version: str | None, series: str) -> None:
+        found.append({"file": file, "row": row, "field": field, "table": str(table), "wheels": str(wheel), "source": source,
+                      "package": package, "version": version, "series": series})
 
     torch = tomllib.loads((directory / "torch.toml").read_text())
     for row in torch.get("release", []):
@@ -640,13 +641,13 @@ def contradictions(fixture: dict[str, Any], matrix_dir: Path | None = None) -> l
         union = sorted({p for e in seen for p in e["python"]}, key=vkey)
         documented = row.get("python", [])
         if sorted(documented, key=vkey) != union:
-            add("torch.toml", label, "python", documented, union, seen[-1]["source"])
+            add("torch.toml", label, "python", documented, union, seen[-1]["source"], "torch", None, ".".join(versions[-1].split(".")[:2]))
         default = next((v for v in row.get("variant", []) if v.get("tag") == row.get("default_linux")), None)
         for e in seen:
             if default and default.get("cuda") and e.get("cuda") and not _same_version(e["cuda"], default["cuda"]):
-                add("torch.toml", f"{label} ({e['version']})", f"variant {default['tag']} (default_linux) cuda", default["cuda"], e["cuda"], e["source"])
+                add("torch.toml", f"{label} ({e['version']})", f"variant {default['tag']} (default_linux) cuda", default["cuda"], e["cuda"], e["source"], "torch", e["version"], "")
             if default and default.get("cudnn") and e.get("cudnn_pin") and e["cudnn_pin"] != default["cudnn"]:
-                add("torch.toml", f"{label} ({e['version']})", f"variant {default['tag']} (default_linux) cudnn", default["cudnn"], e["cudnn_pin"], e["source"])
+                add("torch.toml", f"{label} ({e['version']})", f"variant {default['tag']} (default_linux) cudnn", default["cudnn"], e["cudnn_pin"], e["source"], "torch", e["version"], "")
     tf = tomllib.loads((directory / "tensorflow.toml").read_text())
     for row in tf.get("release", []):
         versions = row.get("versions", [])
@@ -658,16 +659,16 @@ def contradictions(fixture: dict[str, Any], matrix_dir: Path | None = None) -> l
                 continue
             documented = row.get("python", [])
             if sorted(documented, key=vkey) != e["python"]:
-                add("tensorflow.toml", f"{label} ({package} {v})", "python", documented, e["python"], e["source"])
+                add("tensorflow.toml", f"{label} ({package} {v})", "python", documented, e["python"], e["source"], package, v, "")
             if e.get("cuda") and row.get("cuda") and not _same_version(e["cuda"], row["cuda"]):
-                add("tensorflow.toml", f"{label} ({package} {v})", "cuda", row["cuda"], e["cuda"], e["source"])
+                add("tensorflow.toml", f"{label} ({package} {v})", "cuda", row["cuda"], e["cuda"], e["source"], package, v, "")
             if e.get("arch") and row.get("arch") and sorted(row["arch"]) != _tf_arch_expanded(e["arch"]):
-                add("tensorflow.toml", f"{label} ({package} {v})", "arch (build_info.py cuda_compute_capabilities)", row["arch"], e["arch"], e["source"])
+                add("tensorflow.toml", f"{label} ({package} {v})", "arch (build_info.py cuda_compute_capabilities)", row["arch"], e["arch"], e["source"], package, v, "")
             if e.get("and_cuda") and row.get("and_cuda") is not None and sorted(map(_norm_req, row["and_cuda"])) != sorted(map(_norm_req, e["and_cuda"])):
-                add("tensorflow.toml", f"{label} ({package} {v})", "and_cuda", row["and_cuda"], e["and_cuda"], e["source"])
+                add("tensorflow.toml", f"{label} ({package} {v})", "and_cuda", row["and_cuda"], e["and_cuda"], e["source"], package, v, "")
             if e.get("and_cuda_no_wheel"):
                 add("tensorflow.toml", f"{label} ({package} {v})", "and_cuda (installable)", f"python {documented}",
-                    f"no wheel for {e['and_cuda_no_wheel']}", e["source"])
+                    f"no wheel for {e['and_cuda_no_wheel']}", e["source"], package, v, "")
     return found
 
 
