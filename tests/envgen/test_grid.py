@@ -64,7 +64,7 @@ CASES = [
          version="2.7.1", variant="cu118", packages=("torch==2.7.1", "torchvision==0.22.1"),
          says=("supports CUDA 11.4", "driver >= 525.60.13")),
     Case("gtx1080-r470-tf", "tensorflow", ("GeForce GTX 1080",), "470.256.02",
-         version="2.14.1", variant="and-cuda", packages=("tensorflow[and-cuda]==2.14.1",), want_python="3.11",
+         version="2.14.1", variant="and-cuda", packages=("tensorflow[and-cuda]==2.14.1",), want_python="3.10",
          says=("CUDA 11.8",)),
     Case("h100-r580-torch", "torch", ("NVIDIA H100 80GB HBM3",), "580.65.06",
          version="2.15.0", variant=("cu130", "cu132"), says=("sm_90",)),
