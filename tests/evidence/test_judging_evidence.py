@@ -247,4 +247,4 @@ def test_a_pasted_pip_failure_on_the_tensorrt_pin_names_the_broken_combination()
                    "ERROR: Could not find a version that satisfies the requirement tensorrt==8.5.3.1 (from tensorflow[and-cuda]) (from versions: 10.0.1)\n"
                    "ERROR: No matching distribution found for tensorrt==8.5.3.1\n")
     assert found(report).get("known-broken-combination") == "error"
-    assert report.primary.id == "known-broken-combination"
+    assert report.primary == "known-broken-combination"
