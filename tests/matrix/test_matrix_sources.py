@@ -96,6 +96,11 @@ def test_torch_row_matches_its_package_index_wheels(version):
     # arch: the -gencode string compiled into the wheel's CUDA library
     if rec.get("gencode"):
         assert list(default.arch) == _gencode_to_arch(rec["gencode"]) and default.arch_confirmed
+    elif rec.get("fatbin_sass"):
+        # no -gencode string in the library (1.0.x): every listed SASS is in its fatbinaries and the PTX is exactly theirs
+        sass = {int(a[3:]) for a in default.arch if a.startswith("sm_")}
+        ptx = {int(a[8:]) for a in default.arch if a.startswith("compute_")}
+        assert sass <= set(rec["fatbin_sass"]) and ptx == set(rec["fatbin_ptx"])
 
 
 def test_every_old_torch_variant_says_where_its_arch_comes_from():
