@@ -120,8 +120,8 @@ def torch_cmd(version: str, as_json: bool) -> None:
                 "cuda": v.cuda,
                 "index_url": m.torch_index(v.tag),
                 "default_linux": v.tag == release.default_linux,
-                "min_driver_linux": m.mvc_floor(int(v.cuda.split(".")[0]), "linux") if v.cuda else None,
-                "min_driver_windows": m.mvc_floor(int(v.cuda.split(".")[0]), "windows") if v.cuda else None,
+                "min_driver_linux": m.driver_floor(v.cuda, "linux") if v.cuda else None,
+                "min_driver_windows": m.driver_floor(v.cuda, "windows") if v.cuda else None,
                 "full_driver_linux": m.min_driver(v.cuda, "linux") if v.cuda else None,
                 "arch": list(v.arch) if v.arch is not None else None,
                 "arch_confirmed": v.arch_confirmed if v.arch is not None else None,
@@ -157,7 +157,7 @@ def torch_cmd(version: str, as_json: bool) -> None:
         lines.append(f"    {r['tag']:<6} CUDA {r['cuda'] or '-':<5} driver >= {r['min_driver_linux']} Linux / {r['min_driver_windows']} Windows{flags}")
         arch = " ".join(r["arch"]) if r["arch"] else "unknown"
         if r["arch"] and not r["arch_confirmed"]:
-            arch += "  (unconfirmed: from conda packages)"
+            arch += "  (unconfirmed: not read from the wheel)"
         if r["ptx_linux_only"]:
             arch += "  (PTX on Linux only)"
         lines.append(f"           arch {arch}")

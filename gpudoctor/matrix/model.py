@@ -104,18 +104,26 @@ def cc_tuple(cc: str) -> tuple[int, int]:
     return (parts[0], parts[1] if len(parts) > 1 else 0)
 
 
+# Integrated (Tegra) GPUs: Jetson TK1 3.2, Nano/TX1 5.3, TX2 6.2, Xavier 7.2, Orin 8.7. CUDA C++ Programming Guide,
+# "Binary Compatibility": a cubin for X.y runs on X.z with z >= y, but "Binary compatibility is supported only for the
+# desktop. It is not supported for Tegra. Also, the binary compatibility between desktop and Tegra is not supported."
+# So a Tegra GPU runs only SASS of its own compute capability (PTX still JIT-compiles). Reviewed 2026-11-24.
+TEGRA_CCS = frozenset({(3, 2), (5, 3), (6, 2), (7, 2), (8, 7)})
+
+
 def arch_support(arch_list: Iterable[str], cc: str) -> str | None:
     """How a build with ``arch_list`` runs on a GPU of compute capability ``cc``: "sass" (native code), "ptx"
     (JIT-compiled from PTX on first start) or None (no kernel image for it)."""
     gpu = cc_tuple(cc)
+    tegra = gpu in TEGRA_CCS
     ptx = False
     for raw in arch_list:
         for entry in parse_arch(raw):
             if entry.kind == "sass":
-                if entry.suffix == "a":
+                if entry.suffix == "a" or tegra:
                     if entry.cc == gpu:
                         return "sass"
-                elif entry.cc[0] == gpu[0] and entry.cc[1] <= gpu[1]:
+                elif entry.cc[0] == gpu[0] and entry.cc[1] <= gpu[1] and entry.cc not in TEGRA_CCS:
                     return "sass"
             elif entry.suffix == "a":
                 ptx = ptx or entry.cc == gpu
@@ -355,6 +363,12 @@ class Matrix:
         """Minimum driver for every CUDA ``major``.x toolkit through minor-version compatibility (11 and newer)."""
         m = self.cuda_major(major)
         return m.floor(os) if m else None
+
+    def driver_floor(self, cuda: str, os: str = "linux") -> str | None:
+        """The lowest driver that runs a build made with CUDA ``cuda``: the major's minor-version-compatibility floor
+        from CUDA 11 on; before 11 there is no minor-version compatibility, so the toolkit's own driver (NV-MVC)."""
+        major = vtuple(cuda)[0]
+        return self.mvc_floor(major, os) if major >= 11 else self.min_driver(cuda, os)
 
     def cuda_minor_releases(self, cuda: str) -> tuple[CudaRelease, ...]:
         want = vtuple(cuda)[:2]

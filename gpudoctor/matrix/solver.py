@@ -115,6 +115,10 @@ def driver_verdict(matrix: Matrix, cuda: str, driver_version: str | None, driver
     else:
         need = full
     if have_cuda is not None and have_cuda[:2] >= want:
+        # Before CUDA 11 there is no minor-version compatibility: an exact toolkit (8.0.61, 9.2.148) needs its own
+        # driver even where an earlier release of the same minor (8.0.44) is satisfied.
+        if major < 11 and need and try_vtuple(driver_version) is not None and not version_ge(driver_version, need):
+            return DriverVerdict(False, None, dcuda, need, full)
         return DriverVerdict(True, "native", dcuda, need, full)
     if need is None:
         return DriverVerdict(None, None, dcuda, None, full)

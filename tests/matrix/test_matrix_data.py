@@ -38,7 +38,7 @@ def test_torchvision_pairs_exist_and_follow_the_rule():
 
 def test_default_variant_exists_and_releases_are_ordered():
     assert [vtuple(r.latest) for r in M.torch] == sorted(vtuple(r.latest) for r in M.torch)
-    assert M.torch[0].series == "1.12" and M.torch[-1].series == "2.15"
+    assert M.torch[0].series == "1.0" and M.torch[-1].series == "2.15"
     series = [r.series for r in M.tensorflow]
     assert "1.15" in series and all(f"2.{n}" in series for n in range(4, 22))
     for r in M.torch:
