@@ -45,6 +45,10 @@ def test_every_id_the_checks_really_emit_is_documented():
     for path in sorted((ROOT / "tests" / "data" / "pasted").glob("*.txt")):
         facts = read_evidence(path.read_text(encoding="utf-8", errors="replace"), path.name)
         emitted |= {f.id for f in run_checks(facts, matrix).findings}
-    assert len(emitted) >= 20  # the fixtures exercise most rules: a broken run would emit almost nothing
+    from tests.evidence.corpus import diagnose, threads
+
+    for thread in threads():
+        emitted |= {f.id for f in diagnose(thread, with_context=True).findings}
+    assert len(emitted) >= 35  # the fixtures and threads exercise most rules: a broken run would emit almost nothing
     assert all(re.fullmatch(r"[a-z0-9]+(?:-[a-z0-9]+)+", i) for i in emitted), emitted
     assert emitted - documented_ids() == set()
