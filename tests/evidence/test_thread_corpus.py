@@ -68,3 +68,19 @@ def test_the_saved_snapshot_judges_like_the_text(thread):
     again = run_checks(facts_from_json(facts_to_json(report.facts)), load_matrix(), thread.name)
     assert [(f.id, f.severity) for f in again.findings] == [(f.id, f.severity) for f in report.findings]
     assert again.primary == report.primary
+
+
+def _stated(name: str):
+    from gpudoctor.evidence import read_evidence
+
+    return read_evidence(next(t for t in ALL if t.name == name).pasted, name)
+
+
+def test_the_second_pass_issue_forms_state_what_they_say():
+    # the form fields added in the second audit pass are read as stated facts (Fooocus's OS heading: reader fix)
+    fooocus = _stated("new-fooocus-3953")  # https://github.com/lllyasviel/Fooocus/issues/3953
+    assert (fooocus.host.os, fooocus.host.os_release) == ("windows", "Windows 10")
+    deepspeech = _stated("tf-deepspeech-2211")  # DeepSpeech's TF-style bold template
+    assert (deepspeech.host.os, deepspeech.host.python) == ("linux", "3.7.1")
+    assert _stated("torch-voicechanger-447").host.os == "windows"
+    assert (_stated("env-torchsig-238").host.os, _stated("env-torchsig-238").host.wsl) == ("linux", 2)

@@ -27,6 +27,7 @@ _LABELS = {
     "os platform and distribution": "os", "os platform": "os", "os": "os", "operating system": "os", "os version": "os",
     "platform": "os", "linux distro/architecture": "os", "environment location": "os", "os/platform": "os",
     "operating system and version": "os", "os and version": "os", "distribution": "os",
+    "what operating system are you using?": "os",  # Fooocus's and A1111-style bug forms
     "python version": "python", "python": "python",
     "cuda/cudnn version": "cuda/cudnn", "cuda/cudnn": "cuda/cudnn", "cuda / cudnn version": "cuda/cudnn",
     "cuda and cudnn version": "cuda/cudnn", "cuda version": "cuda", "cuda": "cuda", "cuda toolkit version": "cuda",
