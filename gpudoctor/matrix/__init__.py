@@ -266,7 +266,12 @@ def _tf_release(t: _Reader) -> TfRelease:
     versions = t.versions("versions")
     if not versions:
         raise t.fail("versions", "must list at least one release")
-    return TfRelease(
+    by_version = _python_by_version(t)
+    arch_by_version: dict[str, tuple[str, ...]] = {}
+    if t.has("arch_by_version"):
+        table = t.sub("arch_by_version")
+        arch_by_version = {version: table.arch(version) for version in table.data}
+    release = TfRelease(
         versions=versions,
         python=t.versions("python"),
         cuda=t.version("cuda"),
@@ -281,7 +286,29 @@ def _tf_release(t: _Reader) -> TfRelease:
         and_cuda=t.strs("and_cuda", False),
         cudnn_pin_below_cc=pin,
         sources=t.urls("sources"),
+        python_by_version=by_version,
+        python_documented=t.versions("python_documented", False),
+        tensorflow_gpu_versions=t.versions("tensorflow_gpu_versions") if t.has("tensorflow_gpu_versions") else None,
+        arch_by_version=arch_by_version,
+        reviewed=_optional_date(t, "reviewed"),
     )
+    listed_keys = (("python_by_version", tuple(by_version)), ("arch_by_version", tuple(arch_by_version)), ("tensorflow_gpu_versions", release.tensorflow_gpu_versions or ()))
+    for key, listed in listed_keys:
+        stray = [v for v in listed if v not in versions]
+        if stray:
+            raise t.fail(key, f"{', '.join(stray)} not in this row's versions")
+    return release
+
+
+def _python_by_version(t: _Reader) -> dict[str, tuple[str, ...]]:
+    if not t.has("python_by_version"):
+        return {}
+    table = t.sub("python_by_version")
+    return {version: table.versions(version) for version in table.data}
+
+
+def _optional_date(t: _Reader, key: str) -> str | None:
+    return t.date(key) if t.has(key) else None
 
 
 def _cudnn_release(t: _Reader) -> CudnnRelease:
