@@ -107,22 +107,30 @@ def python_version_no_wheel(facts: Facts, matrix: "Matrix | None") -> Iterator[F
         return
     native_windows = b.host_os(facts) == "windows" and not b.is_wsl(facts)
     for build in b.builds(facts, matrix):
+        from ..matrix.model import python_span
+
         release = build.torch_release or build.tf_release
         if release is None:
             continue
-        pythons = release.python
+        tf = build.tf_release
+        exact = build.version.split("+")[0]
+        pythons = tf.python_for(exact) if tf is not None else release.python
         if py in pythons:
             continue
-        if native_windows and build.tf_release is not None and build.tf_release.windows_python and py in build.tf_release.windows_python:
+        if native_windows and tf is not None and tf.windows_python and py in tf.windows_python:
             continue
-        first, last = pythons[0], pythons[-1]
+        what = f"{build.framework} {exact}" if tf is not None and exact in tf.python_by_version else f"{build.framework} {release.series}"
+        span = python_span(pythons)
+        evidence = [f"this Python is {facts.host.python}", f"{what} has wheels for Python {span}"]
+        if tf is not None and tf.python_documented and py in tf.python_documented:
+            evidence.append(f"TensorFlow's tested-build table lists Python {python_span(tf.python_documented)}, but no {py} wheel was published")
         yield Finding(
             "python-version-no-wheel", Severity.ERROR, build.section,
-            f"Python {py} has no wheel of {build.framework} {release.series}",
-            (f"this Python is {facts.host.python}", f"{build.framework} {release.series} has wheels for Python {first}–{last}"),
+            f"Python {py} has no wheel of {what}",
+            tuple(evidence),
             b.install_fix(
                 facts, matrix, build.framework, f"Use a {build.framework} release with wheels for Python {py}",
-                f"or use Python {first}–{last} for {build.framework} {release.series}",
+                f"or use Python {span} for {what}",
             ),
         )
 

@@ -290,6 +290,7 @@ def _tf_release(t: _Reader) -> TfRelease:
         python_documented=t.versions("python_documented", False),
         tensorflow_gpu_versions=t.versions("tensorflow_gpu_versions") if t.has("tensorflow_gpu_versions") else None,
         arch_by_version=arch_by_version,
+        arch_note=t.str("arch_note", False),
         reviewed=_optional_date(t, "reviewed"),
     )
     listed_keys = (("python_by_version", tuple(by_version)), ("arch_by_version", tuple(arch_by_version)), ("tensorflow_gpu_versions", release.tensorflow_gpu_versions or ()))

@@ -268,6 +268,7 @@ class TfRelease:
     # `tensorflow` was CPU-only and the GPU build was `tensorflow-gpu` (`package`).
     tensorflow_gpu_versions: tuple[str, ...] | None = None
     arch_by_version: Mapping[str, tuple[str, ...]] = field(default_factory=dict)  # older patches built differently
+    arch_note: str | None = None  # what the list does not say (e.g. SASS present for only some kernels)
     reviewed: str | None = None
 
     def arch_for(self, version: str | None) -> tuple[str, ...] | None:
