@@ -155,7 +155,7 @@ def _same_release_gpu_fix(facts: Facts, matrix: object, version: str) -> Fix:
     exact = version if version in release.versions else release.latest
     gpu_package = release.package if release.package != "tensorflow" else "tensorflow-gpu"
     summary = (f"Replace it with {gpu_package} {exact}, the CUDA build of the same release; it loads CUDA {release.cuda} and "
-               f"cuDNN {release.cudnn} (or a newer {release.cudnn.split('.')[0]}.x) from the system, which its own findings check")
+               f"cuDNN {release.cudnn} (or a newer {release.cudnn.split('.')[0]}.x) from the system (check it again once it is installed: the library findings judge them)")
     py = facts.host.python if facts.host else None
     minor = ".".join(py.split(".")[:2]) if py else None
     if minor and minor not in release.python_for(exact):
