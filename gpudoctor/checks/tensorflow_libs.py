@@ -27,8 +27,7 @@ def lib_version(lib: Library) -> tuple[int, ...] | None:
 
 
 def _cudart_need(cuda: str) -> tuple[int, ...]:
-    """The CUDA runtime a build loads: before CUDA 11 the soname carries major.minor (libcudart.so.10.0), and a
-    10.1 runtime does not provide 10.0; from 11 on, any runtime of the major (libcudart.so.11.0 / .so.12)."""
+    """Before CUDA 11 the runtime soname carries major.minor (libcudart.so.10.0: 10.1 does not provide it); then the major."""
     v = b.vt(cuda) or (0,)
     return v[:2] if v[0] < 11 else v[:1]
 

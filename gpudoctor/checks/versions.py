@@ -106,24 +106,24 @@ def python_version_no_wheel(facts: Facts, matrix: "Matrix | None") -> Iterator[F
     if matrix is None or py is None:
         return
     native_windows = b.host_os(facts) == "windows" and not b.is_wsl(facts)
-    for build in b.builds(facts, matrix):
-        from ..matrix.model import python_span
+    from ..matrix.model import python_span
 
+    for build in b.builds(facts, matrix):
         release = build.torch_release or build.tf_release
         if release is None:
             continue
         tf = build.tf_release
-        exact = build.version.split("+")[0]
-        pythons = tf.python_for(exact) if tf is not None else release.python
+        pythons = matrix.python_for(build.framework, build.version) or release.python  # the wheels' where known
         if py in pythons:
             continue
         if native_windows and tf is not None and tf.windows_python and py in tf.windows_python:
             continue
-        what = f"{build.framework} {exact}" if tf is not None and exact in tf.python_by_version else f"{build.framework} {release.series}"
+        exact = pythons is not release.python  # the published wheels of this exact release said it
+        what = f"{build.framework} {build.version.split('+', 1)[0]}" if exact else f"{build.framework} {release.series}"
         span = python_span(pythons)
-        evidence = [f"this Python is {facts.host.python}", f"{what} has wheels for Python {span}"]
-        if tf is not None and tf.python_documented and py in tf.python_documented:
-            evidence.append(f"TensorFlow's tested-build table lists Python {python_span(tf.python_documented)}, but no {py} wheel was published")
+        evidence, documented = [f"this Python is {facts.host.python}", f"{what} has wheels for Python {span}"], tf.python_documented if tf else ()
+        if documented and py in documented:
+            evidence.append(f"TensorFlow's tested-build table lists Python {python_span(documented)}, but no {py} wheel of it was published")
         yield Finding(
             "python-version-no-wheel", Severity.ERROR, build.section,
             f"Python {py} has no wheel of {what}",

@@ -205,7 +205,7 @@ def tf_cmd(version: str, as_json: bool) -> None:
         "install": install,
         "sources": list(m.sources["tensorflow.toml"]) + list(release.sources),
         # added with the TF 1.x rows: the wheel sets per patch, the documented set, the package split
-        "python_by_version": {v: list(p) for v, p in release.python_by_version.items()},
+        "python_by_version": {v: list(m.python_for("tensorflow", v) or release.python) for v in release.versions},
         "python_documented": list(release.python_documented) or None,
         "gpu_package": release.package,
         "tensorflow_package_gpu": {v: release.tensorflow_has_gpu(v) for v in release.versions},
@@ -214,11 +214,18 @@ def tf_cmd(version: str, as_json: bool) -> None:
     }
     from ..matrix.model import python_span
 
-    python_line = f"  Python          {python_span(release.python)}"
-    if release.python_by_version:
-        python_line += f" (wheels of {release.latest}; " + "; ".join(f"{v}: {python_span(p)}" for v, p in release.python_by_version.items()) + ")"
+    python_line = f"  Python          {python_span(release.python)}"  # the union of the wheels (matrices/wheels.toml)
+    groups: list[tuple[list[str], str]] = []  # consecutive releases with the same wheel set
+    for v in release.versions:
+        span = python_span(data["python_by_version"][v])
+        if groups and groups[-1][1] == span:
+            groups[-1][0].append(v)
+        else:
+            groups.append(([v], span))
+    if len(groups) > 1 or release.python_documented:
+        python_line += "; per release: " + "; ".join(f"{vs[0] if len(vs) == 1 else vs[0] + '–' + vs[-1]}: {span}" for vs, span in groups)
     if release.python_documented:
-        python_line += f"; tested-build table: {python_span(release.python_documented)}"
+        python_line += f" (tested-build table: {python_span(release.python_documented)})"
     lines = [
         f"tensorflow {release.series} ({', '.join(release.versions)})",
         python_line,

@@ -43,6 +43,12 @@ def load_matrix(directory: Path | None = None) -> Matrix:
 
 @lru_cache(maxsize=8)
 def _load(directory: Path) -> Matrix:
+    from .cache import cached
+
+    return cached(directory, _parse_and_validate)
+
+
+def _parse_and_validate(directory: Path) -> Matrix:
     try:
         import tomllib
     except ModuleNotFoundError:  # Python 3.10
@@ -89,7 +95,44 @@ def _load(directory: Path) -> Matrix:
         reviewed_by_file=reviewed,
     )
     _cross_check(matrix)
-    return matrix
+    return _with_wheels_and_rules(matrix, directory, tomllib)
+
+
+def _with_wheels_and_rules(matrix: Matrix, directory: Path, tomllib) -> Matrix:
+    """Add matrices/wheels.toml (what the published wheels say: the rows' Pythons become the wheels' where they
+    differ, the table's stay in ``python_documented``) and matrices/known_broken.toml. Both files are optional."""
+    import dataclasses
+
+    from .broken import BROKEN_FILE, parse_rules
+    from .wheels import WHEELS_FILE, check_consistent, effective_python, parse_overlay
+
+    docs = {}
+    for name in (WHEELS_FILE, BROKEN_FILE):
+        path = directory / name
+        if not path.exists():
+            continue
+        try:
+            with path.open("rb") as fh:
+                docs[name] = tomllib.load(fh)
+        except tomllib.TOMLDecodeError as exc:
+            raise MatrixError(f"{path}: not valid TOML ({exc})") from None
+    changes: dict[str, Any] = {}
+    if WHEELS_FILE in docs:
+        overlay = parse_overlay(docs[WHEELS_FILE], lambda data, where: _Reader(WHEELS_FILE, data, where))
+        check_consistent(overlay)
+
+        def corrected(release, package: str):
+            python = effective_python(overlay, package, release.versions, release.python)
+            if python == release.python:
+                return release
+            return dataclasses.replace(release, python=python, python_documented=release.python)
+
+        changes["wheels"] = overlay
+        changes["torch"] = tuple(corrected(r, "torch") for r in matrix.torch)
+        changes["tensorflow"] = tuple(corrected(r, r.package) for r in matrix.tensorflow)
+    if BROKEN_FILE in docs:
+        changes["known_broken"] = parse_rules(docs[BROKEN_FILE], lambda data, where: _Reader(BROKEN_FILE, data, where))
+    return dataclasses.replace(matrix, **changes) if changes else matrix
 
 
 # ---------------------------------------------------------------------------------------------------------------
@@ -266,7 +309,6 @@ def _tf_release(t: _Reader) -> TfRelease:
     versions = t.versions("versions")
     if not versions:
         raise t.fail("versions", "must list at least one release")
-    by_version = _python_by_version(t)
     arch_by_version: dict[str, tuple[str, ...]] = {}
     if t.has("arch_by_version"):
         table = t.sub("arch_by_version")
@@ -286,26 +328,17 @@ def _tf_release(t: _Reader) -> TfRelease:
         and_cuda=t.strs("and_cuda", False),
         cudnn_pin_below_cc=pin,
         sources=t.urls("sources"),
-        python_by_version=by_version,
-        python_documented=t.versions("python_documented", False),
         tensorflow_gpu_versions=t.versions("tensorflow_gpu_versions") if t.has("tensorflow_gpu_versions") else None,
         arch_by_version=arch_by_version,
         arch_note=t.str("arch_note", False),
         reviewed=_optional_date(t, "reviewed"),
     )
-    listed_keys = (("python_by_version", tuple(by_version)), ("arch_by_version", tuple(arch_by_version)), ("tensorflow_gpu_versions", release.tensorflow_gpu_versions or ()))
+    listed_keys = (("arch_by_version", tuple(arch_by_version)), ("tensorflow_gpu_versions", release.tensorflow_gpu_versions or ()))
     for key, listed in listed_keys:
         stray = [v for v in listed if v not in versions]
         if stray:
             raise t.fail(key, f"{', '.join(stray)} not in this row's versions")
     return release
-
-
-def _python_by_version(t: _Reader) -> dict[str, tuple[str, ...]]:
-    if not t.has("python_by_version"):
-        return {}
-    table = t.sub("python_by_version")
-    return {version: table.versions(version) for version in table.data}
 
 
 def _optional_date(t: _Reader, key: str) -> str | None:

@@ -9,7 +9,11 @@ from __future__ import annotations
 import functools
 import re
 from dataclasses import dataclass, field
-from typing import Iterable, Mapping
+from typing import TYPE_CHECKING, Iterable, Mapping
+
+if TYPE_CHECKING:
+    from .broken import BrokenRule
+    from .wheels import WheelOverlay, WheelRelease
 
 _VERSION_RE = re.compile(r"\d+(?:\.\d+)*")
 
@@ -214,6 +218,7 @@ class TorchRelease:
     torchaudio: str | None = None
     torchaudio_pins: Mapping[str, str] = field(default_factory=dict)
     sources: tuple[str, ...] = ()
+    python_documented: tuple[str, ...] = ()  # the table's Pythons where the wheels (matrices/wheels.toml) differ
 
     @property
     def series(self) -> str:
@@ -260,10 +265,7 @@ class TfRelease:
     and_cuda: tuple[str, ...] = ()  # nvidia-* requirements of the `and-cuda` extra (from 2.14)
     cudnn_pin_below_cc: tuple[str, str] | None = None  # (cc, requirement): pin cuDNN for GPUs below cc
     sources: tuple[str, ...] = ()
-    # `python` is the Linux wheel set of the newest version (what the solver installs); older patch releases whose
-    # wheel set differs are listed here. The wheel wins over the documented table, which is kept beside it.
-    python_by_version: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
-    python_documented: tuple[str, ...] = ()  # the tested-build-configuration table's Python column, where it differs
+    python_documented: tuple[str, ...] = ()  # the table's Pythons where the wheels (matrices/wheels.toml) differ
     # Versions whose plain `tensorflow` distribution carries CUDA; None: all of them. Before 1.15 (and again in 2.0)
     # `tensorflow` was CPU-only and the GPU build was `tensorflow-gpu` (`package`).
     tensorflow_gpu_versions: tuple[str, ...] | None = None
@@ -274,10 +276,6 @@ class TfRelease:
     def arch_for(self, version: str | None) -> tuple[str, ...] | None:
         """The compiled architectures of this exact release (1.12.0 differs from 1.12.3)."""
         return self.arch_by_version.get(version or "", self.arch)
-
-    def python_for(self, version: str | None) -> tuple[str, ...]:
-        """The Python versions with a Linux wheel of this exact release ("2.11.0" has 3.7, "2.11.1" has not)."""
-        return self.python_by_version.get(version or "", self.python)
 
     def tensorflow_has_gpu(self, version: str) -> bool | None:
         """Whether the plain `tensorflow` distribution of ``version`` is a CUDA build (None: a patch release the row
@@ -356,6 +354,34 @@ class Matrix:
     torch_numpy2_since: str = "2.3.0"  # the first release built against NumPy 2 (matrices/torch.toml)
     tf_numpy2_since: str = "2.18.0"
     reviewed_by_file: Mapping[str, str] = field(default_factory=dict)
+    wheels: "WheelOverlay | None" = None  # what the published wheels say (matrices/wheels.toml)
+    known_broken: tuple["BrokenRule", ...] = ()  # matrices/known_broken.toml
+
+    # -- published wheels ---------------------------------------------------------------------------------------
+
+    def wheel(self, package: str, version: str) -> "WheelRelease | None":
+        """What the published wheel of an exact release says (None where the overlay has not audited it)."""
+        return self.wheels.get(package, version) if self.wheels is not None else None
+
+    def framework_wheel(self, framework: str, version: str) -> "WheelRelease | None":
+        if framework == "torch":
+            return self.wheel("torch", version)
+        release = self.tf_release(version)
+        package = release.package if release else "tensorflow"
+        return self.wheel(package, version) or self.wheel("tensorflow", version) or self.wheel("tensorflow-gpu", version)
+
+    def python_for(self, framework: str, version: str, and_cuda: bool = False) -> tuple[str, ...] | None:
+        """The Pythons that have a Linux wheel of this exact release: the wheel's truth where it was audited, else
+        the table's row (already corrected by the wheels of its other releases). ``and_cuda``: only those on which
+        TensorFlow's and-cuda extra can install. None when the matrix does not know the release."""
+        release = self.torch_release(version) if framework == "torch" else self.tf_release(version)
+        pythons = release.python if release else None
+        wheel = self.framework_wheel(framework, version)
+        if wheel is not None and wheel.python is not None:
+            pythons = wheel.python
+        if and_cuda and wheel is not None and pythons is not None:
+            pythons = tuple(p for p in pythons if p not in wheel.and_cuda_no_wheel)
+        return pythons
 
     # -- CUDA ---------------------------------------------------------------------------------------------------
 

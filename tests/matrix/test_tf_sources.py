@@ -19,6 +19,7 @@ SOURCES = Path(__file__).resolve().parents[1] / "data" / "sources" / "tensorflow
 REVIEWED = "2026-11-24"
 ROWS = [r for r in M.tensorflow if r.reviewed == REVIEWED]
 NEW_SERIES = [f"1.{n}" for n in range(16)] + ["2.0", "2.1", "2.2", "2.3"]
+# 2.11: its arch/sources row was reviewed again for audit #11 (2.11.1 has no cp37: matrices/wheels.toml)
 
 
 def _series(version: str) -> str:
@@ -111,12 +112,12 @@ def test_versions_are_the_final_releases_on_pypi(release):
 
 @pytest.mark.parametrize("release", ROWS, ids=lambda r: r.series)
 def test_python_is_the_linux_wheel_set_per_patch_release(release):
+    """The wheel wins over the table: what check and env use for an exact release is its Linux wheels (the table's
+    row, corrected by matrices/wheels.toml where they differ)."""
     wheels = WHEELS[release.package]
-    assert release.python == _pythons(wheels[release.latest], "manylinux")
     for version in release.versions:
-        assert release.python_for(version) == _pythons(wheels[version], "manylinux"), version
-    # only the patches that differ are listed
-    assert all(p != release.python for p in release.python_by_version.values())
+        assert M.python_for("tensorflow", version) == _pythons(wheels[version], "manylinux"), version
+    assert set(release.python) == {p for v in release.versions for p in _pythons(wheels[v], "manylinux")}
 
 
 @pytest.mark.parametrize("release", ROWS, ids=lambda r: r.series)
@@ -140,9 +141,7 @@ def test_linux_gpu_table(row):
     assert release.cuda == _cuda(cuda)
     assert release.cudnn == cudnn
     documented = _doc_pythons(python)
-    assert (release.python_documented or release.python) == documented
-    if release.python_documented:  # recorded only where the wheels differ
-        assert set(release.python_documented) != set(release.python) or release.python_by_version
+    assert (release.python_documented or release.python) == documented  # the table stays visible
 
 
 def test_every_reviewed_row_is_in_the_linux_and_windows_gpu_tables():
