@@ -122,11 +122,14 @@ def _torch(facts: Facts, matrix: "Matrix") -> Build | None:
 def _tf(facts: Facts, matrix: "Matrix") -> Build | None:
     fw = facts.frameworks.tensorflow if facts.frameworks else None
     packages = facts.python_packages or {}
-    version = (fw.version if fw else None) or packages.get("tensorflow")
+    gpu_dist = packages.get("tensorflow-gpu")  # TF <= 2.0: the CUDA build is this distribution (1.x often has only it)
+    version = (fw.version if fw else None) or packages.get("tensorflow") or gpu_dist
     if not version or vt(version) is None:
         return None
     release = matrix.tf_release(version)
     is_cuda = fw.is_cuda_build if fw else None
+    if is_cuda is None and gpu_dist and gpu_dist == version:
+        is_cuda = True
     cuda = fw.cuda if fw and fw.cuda else None
     if cuda is None and is_cuda and release is not None:
         cuda = release.cuda
@@ -136,8 +139,8 @@ def _tf(facts: Facts, matrix: "Matrix") -> Build | None:
     arch, source, confirmed = None, None, True
     if fw and fw.compute_capabilities:
         arch, source = tuple(fw.compute_capabilities), "snapshot"
-    elif release is not None and release.arch is not None and is_cuda:
-        arch, source, confirmed = release.arch, "matrix", release.arch_confirmed
+    elif release is not None and release.arch_for(version) is not None and is_cuda:
+        arch, source, confirmed = release.arch_for(version), "matrix", release.arch_confirmed
     return Build("tensorflow", version, cuda if is_cuda else None, cudnn if is_cuda else None, arch, source, confirmed, release is not None, tf_release=release)
 
 

@@ -106,25 +106,31 @@ def python_version_no_wheel(facts: Facts, matrix: "Matrix | None") -> Iterator[F
     if matrix is None or py is None:
         return
     native_windows = b.host_os(facts) == "windows" and not b.is_wsl(facts)
+    from ..matrix.model import python_span
+
     for build in b.builds(facts, matrix):
         release = build.torch_release or build.tf_release
         if release is None:
             continue
+        tf = build.tf_release
         pythons = matrix.python_for(build.framework, build.version) or release.python  # the wheels' where known
         if py in pythons:
             continue
-        if native_windows and build.tf_release is not None and build.tf_release.windows_python and py in build.tf_release.windows_python:
+        if native_windows and tf is not None and tf.windows_python and py in tf.windows_python:
             continue
-        first, last = pythons[0], pythons[-1]
         exact = pythons is not release.python  # the published wheels of this exact release said it
         what = f"{build.framework} {build.version.split('+', 1)[0]}" if exact else f"{build.framework} {release.series}"
+        span = python_span(pythons)
+        evidence, documented = [f"this Python is {facts.host.python}", f"{what} has wheels for Python {span}"], tf.python_documented if tf else ()
+        if documented and py in documented:
+            evidence.append(f"TensorFlow's tested-build table lists Python {python_span(documented)}, but no {py} wheel of it was published")
         yield Finding(
             "python-version-no-wheel", Severity.ERROR, build.section,
             f"Python {py} has no wheel of {what}",
-            (f"this Python is {facts.host.python}", f"{what} has wheels for Python {first}–{last}"),
+            tuple(evidence),
             b.install_fix(
                 facts, matrix, build.framework, f"Use a {build.framework} release with wheels for Python {py}",
-                f"or use Python {first}–{last} for {what}",
+                f"or use Python {span} for {what}",
             ),
         )
 

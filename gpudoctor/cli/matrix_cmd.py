@@ -204,14 +204,41 @@ def tf_cmd(version: str, as_json: bool) -> None:
         "and_cuda": list(release.and_cuda),
         "install": install,
         "sources": list(m.sources["tensorflow.toml"]) + list(release.sources),
+        # added with the TF 1.x rows: the wheel sets per patch, the documented set, the package split
+        "python_by_version": {v: list(m.python_for("tensorflow", v) or release.python) for v in release.versions},
+        "python_documented": list(release.python_documented) or None,
+        "gpu_package": release.package,
+        "tensorflow_package_gpu": {v: release.tensorflow_has_gpu(v) for v in release.versions},
+        "arch_by_version": {v: list(a) for v, a in release.arch_by_version.items()},
+        "arch_note": release.arch_note,
     }
+    from ..matrix.model import python_span
+
+    python_line = f"  Python          {python_span(release.python)}"  # the union of the wheels (matrices/wheels.toml)
+    groups: list[tuple[list[str], str]] = []  # consecutive releases with the same wheel set
+    for v in release.versions:
+        span = python_span(data["python_by_version"][v])
+        if groups and groups[-1][1] == span:
+            groups[-1][0].append(v)
+        else:
+            groups.append(([v], span))
+    if len(groups) > 1 or release.python_documented:
+        python_line += "; per release: " + "; ".join(f"{vs[0] if len(vs) == 1 else vs[0] + '–' + vs[-1]}: {span}" for vs, span in groups)
+    if release.python_documented:
+        python_line += f" (tested-build table: {python_span(release.python_documented)})"
     lines = [
         f"tensorflow {release.series} ({', '.join(release.versions)})",
-        f"  Python          {_range(release.python)}",
+        python_line,
         f"  tested build    CUDA {release.cuda}, cuDNN {release.cudnn}; driver >= {data['min_driver_linux']} Linux / {data['min_driver_windows']} Windows",
         "  arch            " + (" ".join(release.arch) + ("" if release.arch_confirmed else "  (documented list, not read from the wheel)") if release.arch else "unknown"),
-        "  native Windows  " + (f"GPU supported (Python {_range(release.windows_python)})" if release.windows_gpu else "CPU only: use WSL2 for the GPU"),
     ]
+    lines += [f"                  {v}: {' '.join(a)}" for v, a in release.arch_by_version.items()]
+    if release.arch_note:
+        lines.append(f"                  note: {release.arch_note}")
+    cpu_only = [v for v in release.versions if release.tensorflow_has_gpu(v) is False]
+    if cpu_only:
+        lines.append(f"  GPU package     {release.package}; the plain `tensorflow` wheel of {', '.join(cpu_only)} is CPU-only")
+    lines.append("  native Windows  " + (f"GPU supported (Python {python_span(release.windows_python)}; CUDA {release.windows_cuda}, cuDNN {release.windows_cudnn})" if release.windows_gpu else "CPU only: use WSL2 for the GPU"))
     if release.has_and_cuda:
         lines.append("  and-cuda        " + "\n                  ".join(release.and_cuda))
     else:

@@ -309,7 +309,11 @@ def _tf_release(t: _Reader) -> TfRelease:
     versions = t.versions("versions")
     if not versions:
         raise t.fail("versions", "must list at least one release")
-    return TfRelease(
+    arch_by_version: dict[str, tuple[str, ...]] = {}
+    if t.has("arch_by_version"):
+        table = t.sub("arch_by_version")
+        arch_by_version = {version: table.arch(version) for version in table.data}
+    release = TfRelease(
         versions=versions,
         python=t.versions("python"),
         cuda=t.version("cuda"),
@@ -324,7 +328,21 @@ def _tf_release(t: _Reader) -> TfRelease:
         and_cuda=t.strs("and_cuda", False),
         cudnn_pin_below_cc=pin,
         sources=t.urls("sources"),
+        tensorflow_gpu_versions=t.versions("tensorflow_gpu_versions") if t.has("tensorflow_gpu_versions") else None,
+        arch_by_version=arch_by_version,
+        arch_note=t.str("arch_note", False),
+        reviewed=_optional_date(t, "reviewed"),
     )
+    listed_keys = (("arch_by_version", tuple(arch_by_version)), ("tensorflow_gpu_versions", release.tensorflow_gpu_versions or ()))
+    for key, listed in listed_keys:
+        stray = [v for v in listed if v not in versions]
+        if stray:
+            raise t.fail(key, f"{', '.join(stray)} not in this row's versions")
+    return release
+
+
+def _optional_date(t: _Reader, key: str) -> str | None:
+    return t.date(key) if t.has(key) else None
 
 
 def _cudnn_release(t: _Reader) -> CudnnRelease:

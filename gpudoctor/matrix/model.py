@@ -51,6 +51,21 @@ def _padded(a: tuple[int, ...], b: tuple[int, ...]) -> tuple[tuple[int, ...], tu
     return a + (0,) * (n - len(a)), b + (0,) * (n - len(b))
 
 
+def python_span(pythons: Iterable[str]) -> str:
+    """("2.7", "3.3", "3.4", "3.5") -> "2.7, 3.3–3.5": consecutive minors of one major as a range, majors apart."""
+    ordered = sorted(set(pythons), key=vtuple)
+    if not ordered:
+        return "none"
+    groups: list[list[str]] = []
+    for p in ordered:
+        last = groups[-1][-1] if groups else None
+        if last and vtuple(last)[0] == vtuple(p)[0] and vtuple(p)[1:2] == (vtuple(last)[1] + 1,):
+            groups[-1].append(p)
+        else:
+            groups.append([p])
+    return ", ".join(g[0] if len(g) == 1 else f"{g[0]}–{g[-1]}" for g in groups)
+
+
 def local_tag(version: str) -> str | None:
     """"2.7.1+cu128" -> "cu128"; "2.6.0" -> None."""
     return version.split("+", 1)[1].strip() if "+" in version else None
@@ -259,6 +274,28 @@ class TfRelease:
     cudnn_pin_below_cc: tuple[str, str] | None = None  # (cc, requirement): pin cuDNN for GPUs below cc
     sources: tuple[str, ...] = ()
     python_documented: tuple[str, ...] = ()  # the table's Pythons where the wheels (matrices/wheels.toml) differ
+    # Versions whose plain `tensorflow` distribution carries CUDA; None: all of them. Before 1.15 (and again in 2.0)
+    # `tensorflow` was CPU-only and the GPU build was `tensorflow-gpu` (`package`).
+    tensorflow_gpu_versions: tuple[str, ...] | None = None
+    arch_by_version: Mapping[str, tuple[str, ...]] = field(default_factory=dict)  # older patches built differently
+    arch_note: str | None = None  # what the list does not say (e.g. SASS present for only some kernels)
+    reviewed: str | None = None
+
+    def arch_for(self, version: str | None) -> tuple[str, ...] | None:
+        """The compiled architectures of this exact release (1.12.0 differs from 1.12.3)."""
+        return self.arch_by_version.get(version or "", self.arch)
+
+    def tensorflow_has_gpu(self, version: str) -> bool | None:
+        """Whether the plain `tensorflow` distribution of ``version`` is a CUDA build (None: a patch release the row
+        does not list, in a series where it differs between patches)."""
+        gpu = self.tensorflow_gpu_versions
+        if gpu is None:
+            return True
+        if version in self.versions:
+            return version in gpu
+        if not gpu:
+            return False
+        return True if set(gpu) == set(self.versions) else None
 
     @property
     def series(self) -> str:
