@@ -27,16 +27,17 @@ class Check:
 
 def registry() -> tuple[Check, ...]:
     # Imported here so that loading the package costs nothing until checks run.
-    from . import arch, environment, evidence, frameworks, gpu, messages, tensorflow_libs, versions
+    from . import arch, environment, evidence, frameworks, gpu, keras, messages, tensorflow_libs, versions
 
     # The fact rules first, then the rules over pasted log lines (their findings merge into the fact rules' ones).
-    modules = [gpu, environment, frameworks, versions, arch, tensorflow_libs, messages, evidence]
+    modules = [gpu, environment, frameworks, versions, arch, tensorflow_libs, keras, messages, evidence]
     return tuple(Check(fn.__name__, fn, _SECTIONS.get(module.__name__.rsplit(".", 1)[-1])) for module in modules for fn in module.CHECKS)
 
 
 # Which section a crashed check leaves unjudged (a module's checks report into this section, mostly).
 _SECTIONS = {"gpu": Section.GPU, "environment": Section.ENVIRONMENT, "frameworks": Section.TORCH, "versions": Section.TORCH,
-             "arch": Section.TORCH, "tensorflow_libs": Section.TENSORFLOW, "messages": Section.GPU, "evidence": Section.ENVIRONMENT}
+             "arch": Section.TORCH, "tensorflow_libs": Section.TENSORFLOW, "keras": Section.TENSORFLOW,
+             "messages": Section.GPU, "evidence": Section.ENVIRONMENT}
 
 
 def run_checks(facts: Facts, matrix: "Matrix | None" = None, source: str = "this machine", ignore: frozenset[str] = frozenset()) -> Report:
