@@ -19,3 +19,18 @@ def load_facts(name: str) -> Facts:
 @pytest.fixture
 def facts_fixture():
     return load_facts
+
+
+@pytest.fixture(autouse=True, scope="session")
+def _private_matrix_cache(tmp_path_factory):
+    """The suite keeps the matrix cache (gpudoctor/matrix/cache.py) in its own directory, not the user's ~/.cache;
+    child processes the tests start inherit it through the environment."""
+    import os
+
+    previous = os.environ.get("GPUDOCTOR_CACHE_DIR")
+    os.environ["GPUDOCTOR_CACHE_DIR"] = str(tmp_path_factory.mktemp("gpudoctor-cache"))
+    yield
+    if previous is None:
+        os.environ.pop("GPUDOCTOR_CACHE_DIR", None)
+    else:
+        os.environ["GPUDOCTOR_CACHE_DIR"] = previous

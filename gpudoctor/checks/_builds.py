@@ -158,16 +158,21 @@ def solve_for(facts: Facts, matrix: "Matrix", framework: str, version: str | Non
         return None, text
 
 
-def install_fix(facts: Facts, matrix: "Matrix", framework: str, summary: str, extra: str | None = None, prefer_version: str | None = None) -> Fix:
-    """A Fix that installs the newest build that fits this machine (or the preferred release if it fits)."""
+def install_fix(facts: Facts, matrix: "Matrix | None", framework: str, summary: str, extra: str | None = None,
+                prefer_version: str | None = None, first: tuple[str, ...] = ()) -> Fix:
+    """The one fix builder: install the newest build that fits this machine (or ``prefer_version`` if it fits),
+    after the ``first`` commands (e.g. uninstalling a wrong build). With no build that fits, the fix says why and
+    offers no command rather than a guess."""
     from ..matrix.solver import install_commands
 
+    url = TORCH_PREVIOUS_URL if framework == "torch" else TF_PIP_URL
+    if matrix is None:  # only unit tests judge without a matrix; there is nothing to solve against
+        return Fix(summary, first, url)
     choice, why = (None, None)
     if prefer_version:
         choice, _ = solve_for(facts, matrix, framework, prefer_version)
     if choice is None:
         choice, why = solve_for(facts, matrix, framework)
-    url = (TORCH_PREVIOUS_URL if framework == "torch" else TF_PIP_URL)
     if choice is None:
         text = f"{summary}. No {framework} build fits this machine as it is ({why})"
         if extra:
@@ -179,4 +184,4 @@ def install_fix(facts: Facts, matrix: "Matrix", framework: str, summary: str, ex
         text += f" in a Python {choice.python} environment (this Python {py} has no wheel of it)"
     if extra:
         text += f"; {extra}"
-    return Fix(text, install_commands(choice), url)
+    return Fix(text, (*first, *install_commands(choice)), url)

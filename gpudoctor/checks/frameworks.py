@@ -7,7 +7,7 @@ from typing import Iterator
 
 from ..model import Facts, Finding, Section, Severity
 from ._facts import driver_loaded, gpu_implied_by_driver, gpu_presence, package, symptoms, torch_build_kind
-from .advice import install_fix
+from ._builds import install_fix
 
 _TF_CPU_DISTRIBUTIONS = ("tensorflow-cpu", "tensorflow-intel")
 
@@ -37,7 +37,7 @@ def torch_cpu_only_build(facts: Facts, matrix: object) -> Iterator[Finding]:
     implied = gpu_implied_by_driver(facts)
     if implied:
         evidence.append(implied)
-    fix = install_fix(facts, matrix, "torch", "Replace it with a CUDA build", ("pip uninstall -y torch torchvision torchaudio",))
+    fix = install_fix(facts, matrix, "torch", "Replace it with a CUDA build", first=("pip uninstall -y torch torchvision torchaudio",))
     if presence is None:
         yield Finding("torch-cpu-only-build", Severity.WARNING, Section.TORCH,
                       f"{label} is a CPU-only build: it cannot use an NVIDIA GPU (whether this machine has one is not known)",
@@ -109,7 +109,7 @@ def tf_cpu_package_shadows_gpu(facts: Facts, matrix: object) -> Iterator[Finding
     yield Finding(
         "tf-cpu-package-shadows-gpu", severity, Section.TENSORFLOW, title, evidence,
         install_fix(facts, matrix, "tensorflow", "Remove every TensorFlow package, then install the GPU one",
-                    (f"pip uninstall -y tensorflow {' '.join(cpu_dists)}".rstrip(),)),
+                    first=(f"pip uninstall -y tensorflow {' '.join(cpu_dists)}".rstrip(),)),
     )
 
 
@@ -158,7 +158,7 @@ def _import_failed(facts: Facts, matrix: object, framework: str, version: str | 
     return Finding(
         "framework-import-failed", Severity.ERROR, section, f"import {framework} fails: {error}",
         (f"{framework} {version or '(version unknown)'} at {path or '(path unknown)'}",),
-        install_fix(facts, matrix, framework, f"Reinstall {framework}", (f"pip uninstall -y {framework}",)),
+        install_fix(facts, matrix, framework, f"Reinstall {framework}", first=(f"pip uninstall -y {framework}",)),
     )
 
 

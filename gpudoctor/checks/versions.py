@@ -110,19 +110,21 @@ def python_version_no_wheel(facts: Facts, matrix: "Matrix | None") -> Iterator[F
         release = build.torch_release or build.tf_release
         if release is None:
             continue
-        pythons = release.python
+        pythons = matrix.python_for(build.framework, build.version) or release.python  # the wheels' where known
         if py in pythons:
             continue
         if native_windows and build.tf_release is not None and build.tf_release.windows_python and py in build.tf_release.windows_python:
             continue
         first, last = pythons[0], pythons[-1]
+        exact = pythons is not release.python  # the published wheels of this exact release said it
+        what = f"{build.framework} {build.version.split('+', 1)[0]}" if exact else f"{build.framework} {release.series}"
         yield Finding(
             "python-version-no-wheel", Severity.ERROR, build.section,
-            f"Python {py} has no wheel of {build.framework} {release.series}",
-            (f"this Python is {facts.host.python}", f"{build.framework} {release.series} has wheels for Python {first}–{last}"),
+            f"Python {py} has no wheel of {what}",
+            (f"this Python is {facts.host.python}", f"{what} has wheels for Python {first}–{last}"),
             b.install_fix(
                 facts, matrix, build.framework, f"Use a {build.framework} release with wheels for Python {py}",
-                f"or use Python {first}–{last} for {build.framework} {release.series}",
+                f"or use Python {first}–{last} for {what}",
             ),
         )
 

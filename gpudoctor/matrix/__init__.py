@@ -44,6 +44,12 @@ def load_matrix(directory: Path | None = None) -> Matrix:
 
 @lru_cache(maxsize=8)
 def _load(directory: Path) -> Matrix:
+    from .cache import cached
+
+    return cached(directory, _parse_and_validate)
+
+
+def _parse_and_validate(directory: Path) -> Matrix:
     try:
         import tomllib
     except ModuleNotFoundError:  # Python 3.10
@@ -91,7 +97,44 @@ def _load(directory: Path) -> Matrix:
         keras=load_keras_table(_Reader("keras.toml", docs["keras.toml"], "")),
     )
     _cross_check(matrix)
-    return matrix
+    return _with_wheels_and_rules(matrix, directory, tomllib)
+
+
+def _with_wheels_and_rules(matrix: Matrix, directory: Path, tomllib) -> Matrix:
+    """Add matrices/wheels.toml (what the published wheels say: the rows' Pythons become the wheels' where they
+    differ, the table's stay in ``python_documented``) and matrices/known_broken.toml. Both files are optional."""
+    import dataclasses
+
+    from .broken import BROKEN_FILE, parse_rules
+    from .wheels import WHEELS_FILE, check_consistent, effective_python, parse_overlay
+
+    docs = {}
+    for name in (WHEELS_FILE, BROKEN_FILE):
+        path = directory / name
+        if not path.exists():
+            continue
+        try:
+            with path.open("rb") as fh:
+                docs[name] = tomllib.load(fh)
+        except tomllib.TOMLDecodeError as exc:
+            raise MatrixError(f"{path}: not valid TOML ({exc})") from None
+    changes: dict[str, Any] = {}
+    if WHEELS_FILE in docs:
+        overlay = parse_overlay(docs[WHEELS_FILE], lambda data, where: _Reader(WHEELS_FILE, data, where))
+        check_consistent(overlay)
+
+        def corrected(release, package: str):
+            python = effective_python(overlay, package, release.versions, release.python)
+            if python == release.python:
+                return release
+            return dataclasses.replace(release, python=python, python_documented=release.python)
+
+        changes["wheels"] = overlay
+        changes["torch"] = tuple(corrected(r, "torch") for r in matrix.torch)
+        changes["tensorflow"] = tuple(corrected(r, r.package) for r in matrix.tensorflow)
+    if BROKEN_FILE in docs:
+        changes["known_broken"] = parse_rules(docs[BROKEN_FILE], lambda data, where: _Reader(BROKEN_FILE, data, where))
+    return dataclasses.replace(matrix, **changes) if changes else matrix
 
 
 # ---------------------------------------------------------------------------------------------------------------

@@ -12,7 +12,9 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Iterable, Mapping
 
 if TYPE_CHECKING:
+    from .broken import BrokenRule
     from .keras import KerasTable
+    from .wheels import WheelOverlay, WheelRelease
 
 _VERSION_RE = re.compile(r"\d+(?:\.\d+)*")
 
@@ -103,18 +105,26 @@ def cc_tuple(cc: str) -> tuple[int, int]:
     return (parts[0], parts[1] if len(parts) > 1 else 0)
 
 
+# Integrated (Tegra) GPUs: Jetson TK1 3.2, Nano/TX1 5.3, TX2 6.2, Xavier 7.2, Orin 8.7. CUDA C++ Programming Guide,
+# "Binary Compatibility": a cubin for X.y runs on X.z with z >= y, but "Binary compatibility is supported only for the
+# desktop. It is not supported for Tegra. Also, the binary compatibility between desktop and Tegra is not supported."
+# So a Tegra GPU runs only SASS of its own compute capability (PTX still JIT-compiles). Reviewed 2026-11-24.
+TEGRA_CCS = frozenset({(3, 2), (5, 3), (6, 2), (7, 2), (8, 7)})
+
+
 def arch_support(arch_list: Iterable[str], cc: str) -> str | None:
     """How a build with ``arch_list`` runs on a GPU of compute capability ``cc``: "sass" (native code), "ptx"
     (JIT-compiled from PTX on first start) or None (no kernel image for it)."""
     gpu = cc_tuple(cc)
+    tegra = gpu in TEGRA_CCS
     ptx = False
     for raw in arch_list:
         for entry in parse_arch(raw):
             if entry.kind == "sass":
-                if entry.suffix == "a":
+                if entry.suffix == "a" or tegra:
                     if entry.cc == gpu:
                         return "sass"
-                elif entry.cc[0] == gpu[0] and entry.cc[1] <= gpu[1]:
+                elif entry.cc[0] == gpu[0] and entry.cc[1] <= gpu[1] and entry.cc not in TEGRA_CCS:
                     return "sass"
             elif entry.suffix == "a":
                 ptx = ptx or entry.cc == gpu
@@ -202,6 +212,7 @@ class TorchRelease:
     torchaudio: str | None = None
     torchaudio_pins: Mapping[str, str] = field(default_factory=dict)
     sources: tuple[str, ...] = ()
+    python_documented: tuple[str, ...] = ()  # the table's Pythons where the wheels (matrices/wheels.toml) differ
 
     @property
     def series(self) -> str:
@@ -248,6 +259,7 @@ class TfRelease:
     and_cuda: tuple[str, ...] = ()  # nvidia-* requirements of the `and-cuda` extra (from 2.14)
     cudnn_pin_below_cc: tuple[str, str] | None = None  # (cc, requirement): pin cuDNN for GPUs below cc
     sources: tuple[str, ...] = ()
+    python_documented: tuple[str, ...] = ()  # the table's Pythons where the wheels (matrices/wheels.toml) differ
 
     @property
     def series(self) -> str:
@@ -314,7 +326,35 @@ class Matrix:
     torch_numpy2_since: str = "2.3.0"  # the first release built against NumPy 2 (matrices/torch.toml)
     tf_numpy2_since: str = "2.18.0"
     reviewed_by_file: Mapping[str, str] = field(default_factory=dict)
+    wheels: "WheelOverlay | None" = None  # what the published wheels say (matrices/wheels.toml)
+    known_broken: tuple["BrokenRule", ...] = ()  # matrices/known_broken.toml
     keras: "KerasTable | None" = None  # matrices/keras.toml (gpudoctor.matrix.keras)
+
+    # -- published wheels ---------------------------------------------------------------------------------------
+
+    def wheel(self, package: str, version: str) -> "WheelRelease | None":
+        """What the published wheel of an exact release says (None where the overlay has not audited it)."""
+        return self.wheels.get(package, version) if self.wheels is not None else None
+
+    def framework_wheel(self, framework: str, version: str) -> "WheelRelease | None":
+        if framework == "torch":
+            return self.wheel("torch", version)
+        release = self.tf_release(version)
+        package = release.package if release else "tensorflow"
+        return self.wheel(package, version) or self.wheel("tensorflow", version) or self.wheel("tensorflow-gpu", version)
+
+    def python_for(self, framework: str, version: str, and_cuda: bool = False) -> tuple[str, ...] | None:
+        """The Pythons that have a Linux wheel of this exact release: the wheel's truth where it was audited, else
+        the table's row (already corrected by the wheels of its other releases). ``and_cuda``: only those on which
+        TensorFlow's and-cuda extra can install. None when the matrix does not know the release."""
+        release = self.torch_release(version) if framework == "torch" else self.tf_release(version)
+        pythons = release.python if release else None
+        wheel = self.framework_wheel(framework, version)
+        if wheel is not None and wheel.python is not None:
+            pythons = wheel.python
+        if and_cuda and wheel is not None and pythons is not None:
+            pythons = tuple(p for p in pythons if p not in wheel.and_cuda_no_wheel)
+        return pythons
 
     # -- CUDA ---------------------------------------------------------------------------------------------------
 
@@ -325,6 +365,12 @@ class Matrix:
         """Minimum driver for every CUDA ``major``.x toolkit through minor-version compatibility (11 and newer)."""
         m = self.cuda_major(major)
         return m.floor(os) if m else None
+
+    def driver_floor(self, cuda: str, os: str = "linux") -> str | None:
+        """The lowest driver that runs a build made with CUDA ``cuda``: the major's minor-version-compatibility floor
+        from CUDA 11 on; before 11 there is no minor-version compatibility, so the toolkit's own driver (NV-MVC)."""
+        major = vtuple(cuda)[0]
+        return self.mvc_floor(major, os) if major >= 11 else self.min_driver(cuda, os)
 
     def cuda_minor_releases(self, cuda: str) -> tuple[CudaRelease, ...]:
         want = vtuple(cuda)[:2]

@@ -115,6 +115,10 @@ def driver_verdict(matrix: Matrix, cuda: str, driver_version: str | None, driver
     else:
         need = full
     if have_cuda is not None and have_cuda[:2] >= want:
+        # Before CUDA 11 there is no minor-version compatibility: an exact toolkit (8.0.61, 9.2.148) needs its own
+        # driver even where an earlier release of the same minor (8.0.44) is satisfied.
+        if major < 11 and need and try_vtuple(driver_version) is not None and not version_ge(driver_version, need):
+            return DriverVerdict(False, None, dcuda, need, full)
         return DriverVerdict(True, "native", dcuda, need, full)
     if need is None:
         return DriverVerdict(None, None, dcuda, None, full)
@@ -321,11 +325,12 @@ def _solve_torch(matrix: Matrix, target: Target, version: str | None, cpu: bool)
     rejects: list[str] = []
     for release, exact in _select(matrix.torch, version, "torch", matrix):
         assert isinstance(release, TorchRelease)
-        py = _pick_python(release.python, target.python, release.python_experimental)
+        pythons = matrix.python_for("torch", exact) or release.python  # the published wheels' where they differ
+        py = _pick_python(pythons, target.python, release.python_experimental)
         if py is None:
-            rejects.append(f"torch {exact} has no wheel for Python {target.python} (it has {_py_range(release.python)})")
+            rejects.append(f"torch {exact} has no wheel for Python {target.python} (it has {_py_range(pythons)})")
             continue
-        py_reason = f"Python {py}: torch {exact} has wheels for Python {_py_range(release.python)}"
+        py_reason = f"Python {py}: torch {exact} has wheels for Python {_py_range(pythons)}"
         if not use_gpu:
             return _torch_cpu(matrix, target, release, exact, py, py_reason, cpu)
         best: tuple[tuple, TorchVariant, _Fit] | None = None
@@ -411,11 +416,14 @@ def _solve_tf(matrix: Matrix, target: Target, version: str | None, cpu: bool) ->
     rejects: list[str] = []
     for release, exact in _select(matrix.tensorflow, version, "tensorflow", matrix):
         assert isinstance(release, TfRelease)
-        py = _pick_python(release.python, target.python)
+        # the published wheels' Pythons where they differ; on the GPU route only those the and-cuda extra installs on
+        pythons = matrix.python_for("tensorflow", exact, and_cuda=use_gpu and release.has_and_cuda) or release.python
+        py = _pick_python(pythons, target.python)
         if py is None:
-            rejects.append(f"tensorflow {exact} has no wheel for Python {target.python} (it has {_py_range(release.python)})")
+            extra = "[and-cuda]" if use_gpu and release.has_and_cuda else ""
+            rejects.append(f"tensorflow{extra} {exact} has no wheel for Python {target.python} (it has {_py_range(pythons)})")
             continue
-        py_reason = f"Python {py}: tensorflow {exact} has wheels for Python {_py_range(release.python)}"
+        py_reason = f"Python {py}: tensorflow {exact} has wheels for Python {_py_range(pythons)}"
         if not use_gpu:
             why = "a CPU build was asked for" if cpu else ("macOS: no CUDA build" if target.os == "darwin" else "no NVIDIA GPU: runs on the CPU")
             return Choice("tensorflow", exact, "cpu", None, (f"tensorflow=={exact}",), py, None, reasons=(py_reason, why))

@@ -52,7 +52,7 @@ def torch_lines(t: TorchInfo) -> list[str]:
         lines.append(f"    {v.tag:<6} CUDA {v.cuda or '-':<5} driver >= {v.min_driver_linux or '-'} Linux / {v.min_driver_windows or '-'} Windows{flags}")
         arch = " ".join(v.arch) if v.arch else "unknown"
         if v.arch and not v.arch_confirmed:
-            arch += "  (unconfirmed: from conda packages)"
+            arch += "  (unconfirmed: not read from the wheel)"
         if v.ptx_linux_only:
             arch += "  (PTX on Linux only)"
         lines.append(f"           arch {arch}")
