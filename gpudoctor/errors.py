@@ -19,3 +19,11 @@ class OutputExistsError(GpuDoctorError):
 
 class ProbeFailed(GpuDoctorError):
     """A probe could not tell (recorded in Facts.probe_errors, the rest still runs). Not for "probed, absent"."""
+
+
+class UnknownRelease(GpuDoctorError):
+    """A matrix query about a release the matrix holds no row for (exit 2); ``known`` says which it holds."""
+
+    def __init__(self, what: str, query: str, known: str):
+        super().__init__(f"{what} {query} is not in the matrix (it knows {known})")
+        self.what, self.query, self.known = what, query, known

@@ -32,6 +32,7 @@ def registry() -> tuple[Check, ...]:
         evidence,
         frameworks,
         gpu,
+        keras,
         known_broken,
         messages,
         prerelease,
@@ -49,6 +50,7 @@ def registry() -> tuple[Check, ...]:
         arch,
         known_broken,
         tensorflow_libs,
+        keras,
         messages,
         evidence,
     ]
@@ -65,6 +67,7 @@ _SECTIONS = {
     "arch": Section.TORCH,
     "known_broken": Section.TORCH,
     "tensorflow_libs": Section.TENSORFLOW,
+    "keras": Section.TENSORFLOW,
     "messages": Section.GPU,
     "evidence": Section.ENVIRONMENT,
 }

@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import MatrixError
+from .keras import load_keras_table
 from .model import (
     CudaMajor,
     CudaRelease,
@@ -28,7 +29,7 @@ from .model import (
 
 __all__ = ["Matrix", "MatrixError", "load_matrix", "MATRIX_FILES"]
 
-MATRIX_FILES = ("cuda.toml", "torch.toml", "tensorflow.toml", "cudnn.toml", "gpus.toml")
+MATRIX_FILES = ("cuda.toml", "torch.toml", "tensorflow.toml", "cudnn.toml", "gpus.toml", "keras.toml")
 _DATE_RE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
 
 
@@ -93,6 +94,7 @@ def _parse_and_validate(directory: Path) -> Matrix:
         cudnn=tuple(sorted((_cudnn_release(t) for t in cudnn.tables("release")), key=lambda r: vtuple(r.version))),
         gpus=tuple(_gpu(t) for t in gpus.tables("cc")),
         reviewed_by_file=reviewed,
+        keras=load_keras_table(_Reader("keras.toml", docs["keras.toml"], "")),
     )
     _cross_check(matrix)
     return _with_wheels_and_rules(matrix, directory, tomllib)

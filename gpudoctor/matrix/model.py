@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Iterable, Mapping
 
 if TYPE_CHECKING:
     from .broken import BrokenRule
+    from .keras import KerasTable
     from .wheels import WheelOverlay, WheelRelease
 
 _VERSION_RE = re.compile(r"\d+(?:\.\d+)*")
@@ -364,6 +365,7 @@ class Matrix:
     reviewed_by_file: Mapping[str, str] = field(default_factory=dict)
     wheels: "WheelOverlay | None" = None  # what the published wheels say (matrices/wheels.toml)
     known_broken: tuple["BrokenRule", ...] = ()  # matrices/known_broken.toml
+    keras: "KerasTable | None" = None  # matrices/keras.toml (gpudoctor.matrix.keras)
 
     # -- published wheels ---------------------------------------------------------------------------------------
 
