@@ -104,9 +104,17 @@ def test_no_name_is_listed_under_two_compute_capabilities():
             assert seen.setdefault(key, model.cc) == model.cc, (n, seen[key], model.cc)
 
 
-def test_every_table_added_on_2026_11_24_names_its_sources():
-    doc = tomllib.loads((matrices_dir() / "gpus.toml").read_text())
-    added = [t for t in doc["cc"] if t.get("reviewed") == "2026-11-24"]
-    assert len(added) >= 9
-    for t in added:
-        assert t.get("sources") and all(u.startswith("https://") for u in t["sources"]), t["cc"]
+def test_every_name_added_on_2026_11_24_names_its_sources():
+    """Names added to existing rows carry an '# added 2026-11-24' comment with their source URLs, which the file's
+    `sources` list also holds; the new 3.0 table has its own `sources` and `reviewed`."""
+    text = (matrices_dir() / "gpus.toml").read_text()
+    doc = tomllib.loads(text)
+    comments = [line for line in text.splitlines() if line.startswith("# added 2026-11-24")]
+    assert len(comments) >= 9
+    for line in comments:
+        urls = re.findall(r"https://\S+?(?=,|$)", line)
+        assert urls and all(u in doc["sources"] for u in urls), line
+    kepler = next(t for t in doc["cc"] if t["cc"] == "3.0")
+    assert kepler["reviewed"] == "2026-11-24" and kepler["sources"]
+    recorded = {name for _source, name, _cc in _recorded()}
+    assert {"Tesla K10", "GeForce GTX 680", "NVIDIA H800", "NVIDIA A10G", "NVIDIA L20", "H20", "A800"} <= recorded
