@@ -35,8 +35,9 @@ def _load():
 
 
 def _fail(message: str, code: ExitCode = ExitCode.USAGE) -> NoReturn:
-    click.echo(f"gpudoctor: {message}", err=True)
-    sys.exit(int(code))
+    from . import fail
+
+    fail(message, code)
 
 
 def _emit(as_json: bool, data: dict[str, Any], lines: list[str], matrix) -> None:
