@@ -188,3 +188,9 @@ def install_fix(facts: Facts, matrix: "Matrix | None", framework: str, summary: 
     if extra:
         text += f"; {extra}"
     return Fix(text, (*first, *install_commands(choice)), url)
+
+
+def older_cuda(driver_cuda: str | None, build_cuda: str | None) -> bool:
+    """The driver's CUDA (major.minor) is older than the build's; False when either cannot be read."""
+    have, need = vt(driver_cuda), vt(build_cuda)
+    return have is not None and need is not None and have[:2] < need[:2]

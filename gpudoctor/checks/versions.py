@@ -50,7 +50,7 @@ def matrix_unknown_version(facts: Facts, matrix: "Matrix | None") -> Iterator[Fi
 
 
 def driver_too_old_for_cuda_build(facts: Facts, matrix: "Matrix | None") -> Iterator[Finding]:
-    from ..matrix.model import arch_support, try_vtuple
+    from ..matrix.model import arch_support
     from ..matrix.solver import driver_os, driver_verdict
 
     driver = facts.driver
@@ -81,7 +81,7 @@ def driver_too_old_for_cuda_build(facts: Facts, matrix: "Matrix | None") -> Iter
             continue
         # Minor-version compatibility does not cover JIT of PTX newer than the driver: a GPU that this build serves
         # only through PTX needs a driver whose CUDA is at least the build's.
-        if dv.ok and not dv.native and build.arch and dv.driver_cuda and try_vtuple(dv.driver_cuda)[:2] < b.vt(build.cuda)[:2]:
+        if dv.ok and not dv.native and build.arch and b.older_cuda(dv.driver_cuda, build.cuda):
             for gpu in facts.gpus or ():
                 cc = b.gpu_cc(gpu, matrix)
                 if cc and arch_support(build.arch, cc) == "ptx":

@@ -363,13 +363,16 @@ def _plain(value: Any) -> Any:
 
 
 def _finish_error(exc: _Exit, as_json: bool) -> NoReturn:
+    from ..errors import error_line
+    from . import fail
+
     if as_json:
         payload = exc.payload or {"schema": JSON_SCHEMA, "ok": False, "error": exc.message, "files": []}
         click.echo(json.dumps(payload, indent=2))
         if exc.code != ExitCode.PROBLEMS:
-            click.echo(f"gpudoctor env: {exc.message}", err=True)
+            click.echo(error_line(exc.message), err=True)
     elif exc.code == ExitCode.PROBLEMS:
         click.echo(exc.message)
     else:
-        click.echo(f"gpudoctor env: error: {exc.message}", err=True)
+        fail(exc.message, exc.code)
     sys.exit(int(exc.code))

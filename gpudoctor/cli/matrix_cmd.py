@@ -38,8 +38,9 @@ def _load():
 
 
 def _fail(message: str, code: ExitCode = ExitCode.USAGE) -> NoReturn:
-    click.echo(f"gpudoctor: {message}", err=True)
-    sys.exit(int(code))
+    from . import fail
+
+    fail(message, code)
 
 
 def _answer(as_json: bool, ask: Callable[[Any], Any], render: Callable[[Any], list[str]], footer: bool = True) -> None:

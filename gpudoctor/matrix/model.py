@@ -82,8 +82,8 @@ def cuda_tag(cuda: str) -> str:
 # GPU architectures: "sm_86" (SASS), "compute_90" (PTX), "sm_90a" (arch-specific), "sm_100f" (family),
 # and TORCH_CUDA_ARCH_LIST style "8.6" / "8.6+PTX".
 
-_ARCH_RE = re.compile(r"^(sm|compute)_(\d+)([af]?)$")
-_CC_RE = re.compile(r"^(\d+)\.(\d+)(\+ptx)?$")
+_ARCH_RE = re.compile(r"^(sm|compute)_(\d{1,6})([af]?)$")  # bounded: int() of 4,300+ digits raises
+_CC_RE = re.compile(r"^(\d{1,4})\.(\d{1,4})(\+ptx)?$")
 
 
 @dataclass(frozen=True)

@@ -28,7 +28,7 @@ def one_line_error(result, code: int = 2) -> str:
     assert result.exit_code == code, result.output + result.stderr
     assert result.stdout == ""
     lines = result.stderr.strip().splitlines()
-    assert len(lines) == 1 and lines[0].startswith("gpudoctor env: error: "), result.stderr
+    assert len(lines) == 1 and lines[0].startswith("gpudoctor: error: "), result.stderr
     assert "Traceback" not in result.stderr
     return lines[0]
 

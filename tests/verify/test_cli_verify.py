@@ -87,6 +87,7 @@ def test_torchvision_missing_skips_only_transfer(monkeypatch):
     assert "✓ PyTorch LSTM: passed" in result.stdout
 
 
+@pytest.mark.no_gpu  # states what a machine without a GPU sees
 @pytest.mark.slow
 def test_json_output_is_only_json_even_with_tensorflow_spam():
     # A real subprocess: TensorFlow and the children print to their stderr; stdout must be exactly one JSON document.

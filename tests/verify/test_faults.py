@@ -52,6 +52,7 @@ def test_a_loss_that_cannot_fall_fails_learned(framework):
     assert check(result, "placement")["status"] == "passed"
 
 
+@pytest.mark.no_gpu  # states what a machine without a GPU sees
 @pytest.mark.slow
 @pytest.mark.parametrize("framework", ["torch", "tf"])
 def test_device_cuda_without_a_gpu_fails_each_test_plainly(framework):

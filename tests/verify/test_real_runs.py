@@ -17,6 +17,7 @@ def empty_caches(tmp_path, monkeypatch):
     return tmp_path
 
 
+@pytest.mark.no_gpu  # states what a machine without a GPU sees
 @pytest.mark.slow
 @pytest.mark.parametrize("framework, test", CASES)
 def test_trains_for_real_on_the_cpu(framework, test, empty_caches):
