@@ -36,6 +36,6 @@ def _solve(facts: Facts, matrix: object, framework: str) -> object | None:
     except ImportError:
         return None
     try:
-        return solve(matrix, target_from_facts(facts), framework)  # type: ignore[arg-type]
+        return solve(matrix, target_from_facts(facts, matrix), framework)  # type: ignore[arg-type]
     except Exception:  # noqa: BLE001 - NoFit or a gap in the matrix: fall back to the selector page
         return None

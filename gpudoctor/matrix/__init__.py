@@ -32,6 +32,9 @@ MATRIX_FILES = ("cuda.toml", "torch.toml", "tensorflow.toml", "cudnn.toml", "gpu
 _DATE_RE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
 
 
+from .platforms import load_platforms  # noqa: E402  (platforms.toml: macOS, aarch64, Jetson, base images)
+
+
 def load_matrix(directory: Path | None = None) -> Matrix:
     """Load matrices/*.toml from ``directory`` (default: the packaged matrices). Cached per directory."""
     if directory is None:
@@ -87,6 +90,7 @@ def _load(directory: Path) -> Matrix:
         cudnn=tuple(sorted((_cudnn_release(t) for t in cudnn.tables("release")), key=lambda r: vtuple(r.version))),
         gpus=tuple(_gpu(t) for t in gpus.tables("cc")),
         reviewed_by_file=reviewed,
+        platforms=load_platforms(directory, tomllib),
     )
     _cross_check(matrix)
     return matrix

@@ -9,7 +9,10 @@ from __future__ import annotations
 import functools
 import re
 from dataclasses import dataclass, field
-from typing import Iterable, Mapping
+from typing import TYPE_CHECKING, Iterable, Mapping
+
+if TYPE_CHECKING:
+    from .platforms import Platforms
 
 _VERSION_RE = re.compile(r"\d+(?:\.\d+)*")
 
@@ -311,6 +314,7 @@ class Matrix:
     torch_numpy2_since: str = "2.3.0"  # the first release built against NumPy 2 (matrices/torch.toml)
     tf_numpy2_since: str = "2.18.0"
     reviewed_by_file: Mapping[str, str] = field(default_factory=dict)
+    platforms: "Platforms | None" = None  # matrices/platforms.toml (None: a hand-built matrix without it)
 
     # -- CUDA ---------------------------------------------------------------------------------------------------
 
