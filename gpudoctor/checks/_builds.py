@@ -151,7 +151,7 @@ def solve_for(facts: Facts, matrix: "Matrix", framework: str, version: str | Non
     """(the build to install on THIS machine, or None; the NoFit explanation when there is none)."""
     from ..matrix.solver import NoFit, solve, target_from_facts
 
-    target = target_from_facts(facts, matrix=matrix)
+    target = target_from_facts(facts, matrix)
     try:
         return solve(matrix, target, framework, version), None
     except NoFit as exc:

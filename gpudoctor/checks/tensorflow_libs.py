@@ -157,7 +157,7 @@ def tf_windows_native_gpu_unsupported(facts: Facts, matrix: "Matrix | None") -> 
 
     from ..matrix.solver import NoFit, install_commands, solve, target_from_facts
 
-    target = target_from_facts(facts, matrix=matrix)
+    target = target_from_facts(facts, matrix)
     pythons = last.windows_python or last.python
     py = b.python_minor(facts)
     py_text = f"Python {pythons[0]}–{pythons[-1]}" + (f" (this is Python {py})" if py else "")

@@ -33,6 +33,9 @@ MATRIX_FILES = ("cuda.toml", "torch.toml", "tensorflow.toml", "cudnn.toml", "gpu
 _DATE_RE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
 
 
+from .platforms import load_platforms  # noqa: E402  (platforms.toml: macOS, aarch64, Jetson, base images)
+
+
 def load_matrix(directory: Path | None = None) -> Matrix:
     """Load matrices/*.toml from ``directory`` (default: the packaged matrices). Cached per directory."""
     if directory is None:
@@ -95,6 +98,7 @@ def _parse_and_validate(directory: Path) -> Matrix:
         gpus=tuple(_gpu(t) for t in gpus.tables("cc")),
         reviewed_by_file=reviewed,
         keras=load_keras_table(_Reader("keras.toml", docs["keras.toml"], "")),
+        platforms=load_platforms(directory, tomllib),
     )
     _cross_check(matrix)
     return _with_wheels_and_rules(matrix, directory, tomllib)

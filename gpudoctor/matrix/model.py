@@ -15,6 +15,7 @@ if TYPE_CHECKING:
     from .broken import BrokenRule
     from .keras import KerasTable
     from .wheels import WheelOverlay, WheelRelease
+    from .platforms import Platforms
 
 _VERSION_RE = re.compile(r"\d+(?:\.\d+)*")
 
@@ -363,6 +364,7 @@ class Matrix:
     torch_numpy2_since: str = "2.3.0"  # the first release built against NumPy 2 (matrices/torch.toml)
     tf_numpy2_since: str = "2.18.0"
     reviewed_by_file: Mapping[str, str] = field(default_factory=dict)
+    platforms: "Platforms | None" = None  # matrices/platforms.toml (None: a hand-built matrix without it)
     wheels: "WheelOverlay | None" = None  # what the published wheels say (matrices/wheels.toml)
     known_broken: tuple["BrokenRule", ...] = ()  # matrices/known_broken.toml
     keras: "KerasTable | None" = None  # matrices/keras.toml (gpudoctor.matrix.keras)

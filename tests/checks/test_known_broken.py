@@ -33,7 +33,7 @@ def broken(name: str):
     "snapshot, rule, says",
     [
         ("tf220-rtx5090-ptx-broken", "tf-ptx-jit-fails-on-cc12", ("CUDA_ERROR_INVALID_PTX", "compute capability 12.0")),
-        ("torch25-cu118-k80-cudnn9", "torch-cu118-cudnn9-on-kepler", ("cuDNN 9.1", "Tesla K80", "3.7")),
+        ("torch25-cu118-k80-cudnn9", "torch-cudnn9-on-kepler", ("cuDNN 9.1", "Tesla K80", "3.7")),
         ("tf214-and-cuda-py311-no-tensorrt", "tf214-and-cuda-python311", ("tensorrt==8.5.3.1", "Python 3.11")),
     ],
 )

@@ -9,7 +9,6 @@ from pathlib import Path
 import pytest
 
 from gpudoctor.errors import MatrixError
-from gpudoctor.matrix import MATRIX_FILES
 from gpudoctor.matrix.cache import cache_dir, cached, content_key
 from gpudoctor.resources import matrices_dir
 
@@ -18,8 +17,8 @@ from gpudoctor.resources import matrices_dir
 def tables(tmp_path: Path) -> Path:
     directory = tmp_path / "matrices"
     directory.mkdir()
-    for name in MATRIX_FILES:
-        shutil.copy(matrices_dir() / name, directory / name)
+    for path in matrices_dir().glob("*.toml"):  # the required tables and the optional ones (wheels, platforms...)
+        shutil.copy(path, directory / path.name)
     return directory
 
 
