@@ -15,7 +15,7 @@ from packaging.version import InvalidVersion, Version
 from ..errors import UnknownRelease
 
 if TYPE_CHECKING:
-    from . import _Reader
+    from .reader import Reader
     from .model import Matrix
 
 KERAS_FILE = "keras.toml"
@@ -197,7 +197,7 @@ def keras_info(m: "Matrix", version: str) -> KerasInfo:
 # -- loading (called by gpudoctor.matrix.load_matrix with the file's reader) ------------------------------------
 
 
-def load_keras_table(r: "_Reader") -> KerasTable:
+def load_keras_table(r: "Reader") -> KerasTable:
     bundled, since = r.version("bundled_until"), r.version("keras3_since")
     standalone = tuple(
         KerasStandalone(t.version("series"), _kind(t), _spec(t, "tensorflow"), t.str("note", False), t.urls("sources"))
@@ -217,14 +217,14 @@ def load_keras_table(r: "_Reader") -> KerasTable:
     return KerasTable(bundled, since, r.str("legacy_env"), r.strs("legacy_values"), standalone, tuple(rows), r.urls("legacy_sources"))
 
 
-def _kind(t: "_Reader") -> str:
+def _kind(t: "Reader") -> str:
     kind = t.str("kind")
     if kind not in ("multi-backend", "tf.keras redirect"):
         raise t.fail("kind", f"must be 'multi-backend' or 'tf.keras redirect', got {kind!r}")
     return kind
 
 
-def _spec(t: "_Reader", key: str) -> str:
+def _spec(t: "Reader", key: str) -> str:
     value = t.str(key)
     try:
         SpecifierSet(value)
