@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 from gpudoctor.errors import GpuDoctorError
+from gpudoctor.matrix.framework import Framework
 
 from .describe import (
     DescriptionError,
@@ -25,9 +26,6 @@ from .describe import (
 )
 from .plan import Plan, make_plan
 from .render import FILENAMES, FileSet, check_env_name, default_env_name, next_commands, render_files
-
-_FRAMEWORKS = {"torch": "torch", "pytorch": "torch", "tf": "tensorflow", "tensorflow": "tensorflow"}
-
 
 @dataclass(frozen=True)
 class EnvRequest:
@@ -93,9 +91,10 @@ def generate(request: EnvRequest, matrix: Any, probe: Callable[[], Any] | None =
 
     from .writer import OutputError, write_files
 
-    framework = _FRAMEWORKS.get(request.framework.lower())
-    if framework is None:
-        raise UsageError(f"--framework {request.framework!r}: expected torch or tf")
+    try:
+        framework = Framework.parse(request.framework).value
+    except ValueError:
+        raise UsageError(f"--framework {request.framework!r}: expected torch or tf") from None
     _validate(request, matrix, framework)
     target, gpu_names, source, facts = _target(request, matrix, probe)
     warnings = tuple(facts_warnings(facts, target)) if facts is not None and not request.cpu else ()
@@ -232,7 +231,7 @@ def invocation(request: EnvRequest, framework: str) -> str:
     import os
     import shlex
 
-    argv = ["gpudoctor", "env", "--framework", "tf" if framework == "tensorflow" else framework]
+    argv = ["gpudoctor", "env", "--framework", Framework.parse(framework).short]
     for flag, value in (("--framework-version", request.version), ("--python", request.python)):
         if value:
             argv += [flag, value]

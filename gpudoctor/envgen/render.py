@@ -14,6 +14,7 @@ from functools import cache
 from typing import Any, Iterable, Sequence
 
 from gpudoctor import __version__
+from gpudoctor.matrix.framework import Framework
 
 FORMATS = ("conda", "pip", "docker", "uv")
 FILENAMES = {
@@ -25,7 +26,6 @@ FILENAMES = {
 TEMPLATES = {fmt: f"{name}.j2" for fmt, name in FILENAMES.items()}
 CONDA_CHANNELS = ("conda-forge", "nodefaults")
 
-_FRAMEWORK_LABEL = {"torch": "PyTorch", "tensorflow": "TensorFlow"}
 _SMOKE = {
     "torch": "import torch; print('torch', torch.__version__, 'CUDA available:', torch.cuda.is_available())",
     "tensorflow": "import tensorflow as tf; print('tensorflow', tf.__version__, 'GPUs:', tf.config.list_physical_devices('GPU'))",
@@ -65,8 +65,7 @@ def gpudoctor_requirement(python: str) -> str | None:
 
 def default_env_name(choice: Any) -> str:
     """ "torch-2.14.1-cu126", "tf-2.21.0-and-cuda", "torch-2.14.1-cpu"."""
-    short = "tf" if choice.framework == "tensorflow" else choice.framework
-    name = f"{short}-{choice.version}-{choice.variant}"
+    name = f"{Framework.parse(choice.framework).short}-{choice.version}-{choice.variant}"
     return re.sub(r"[^A-Za-z0-9._-]", "-", name)
 
 
@@ -170,7 +169,7 @@ def context(fileset: FileSet, fmt: str, choice: Any | None = None) -> dict[str, 
         "name": fileset.name,
         "image": image,
         "framework": choice.framework,
-        "framework_label": _FRAMEWORK_LABEL.get(choice.framework, choice.framework),
+        "framework_label": Framework.parse(choice.framework).label,
         "version": choice.version,
         "variant": choice.variant,
         "cuda": choice.cuda,

@@ -7,7 +7,7 @@ import shlex
 from dataclasses import dataclass
 
 from ..errors import GpuDoctorError
-from .model import Matrix, arch_support, cc_tuple, series, try_vtuple, version_ge, vtuple
+from .model import Framework, Matrix, arch_support, cc_tuple, series, try_vtuple, version_ge, vtuple
 
 # When no Python is asked for, choose the newest one a release has wheels for, but not newer than this (brand-new
 # Pythons lack wheels of many other packages). A policy, not a compatibility fact: --python overrides it.
@@ -136,7 +136,7 @@ def driver_verdict(matrix: Matrix, cuda: str, driver_version: str | None, driver
 
 
 def fw_name(fw: str) -> str:
-    return "PyTorch" if fw == "torch" else "TensorFlow"
+    return Framework.parse(fw).label
 
 
 def quote(requirement: str) -> str:
