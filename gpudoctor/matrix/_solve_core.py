@@ -227,7 +227,8 @@ def gpu_fit(
         return None
     ptx = [cc for cc, how in covers.items() if how == "ptx"]
     made_by = ptx_cuda or cuda
-    if ptx and dv.driver_cuda and try_vtuple(dv.driver_cuda)[:2] < vtuple(made_by)[:2]:
+    have = try_vtuple(dv.driver_cuda) if dv.driver_cuda else None  # None: unreadable ("1.999…" past int's limit)
+    if ptx and have is not None and have[:2] < vtuple(made_by)[:2]:
         rejects.append(
             f"{label} runs compute capability {', '.join(ptx)} only through PTX made by CUDA {made_by}, newer than the driver's CUDA {dv.driver_cuda} can JIT-compile"
         )
