@@ -50,6 +50,7 @@ class FileSet:
     warnings: tuple[str, ...] = ()  # what the target's facts hide (facts_warnings): headed "Warning:" in every file
     docker_image: str | None = None  # the Dockerfile's FROM image when the build needs system CUDA (None: python:X-slim)
     docker_name: str | None = None  # the image name (default: named after what the Dockerfile installs)
+    docker_pip_upgrade: str | None = None  # upgrade the base image's apt pip to this requirement first ("pip<21")
 
 
 # gpudoctor itself goes into every environment it writes, so that `gpudoctor verify` there tests that environment's
@@ -109,6 +110,8 @@ def header_lines(fileset: FileSet, choice: Any, filename: str) -> list[str]:
         lines.append(f"Wheel index: {choice.index_url}")
     if choice.conda_packages:
         lines.append(f"From conda-forge: {', '.join(choice.conda_packages)}")
+    if choice.variant.endswith("-system") and choice.cuda and not (filename == FILENAMES["docker"] and fileset.docker_image):
+        lines.append(f"Needs from the system: CUDA {choice.cuda} and a cuDNN for it (pip installs only the Python packages)")
     for key, value in getattr(choice, "env", ()):
         lines.append(f"Needs in the environment: {key}={value}")
     own = gpudoctor_requirement(choice.python)
@@ -150,7 +153,7 @@ def requirement_names(requirements: Iterable[str]) -> list[str]:
 def context(fileset: FileSet, fmt: str, choice: Any | None = None) -> dict[str, Any]:
     choice = choice if choice is not None else fileset.choice
     gpu = _is_gpu_build(choice)
-    requirements = list(choice.packages)
+    requirements = [*choice.packages, *getattr(choice, "pins", ())]
     options = pip_options(choice)
     docker_lines = [" ".join(shlex.quote(part) for part in option.split(" ", 1)) for option in options]
     docker_lines += [shlex.quote(req) for req in requirements]
@@ -162,6 +165,7 @@ def context(fileset: FileSet, fmt: str, choice: Any | None = None) -> dict[str, 
         "pip_own": own if own and not choice.index_url else None,
         "base_image": base_image or f"python:{choice.python}-slim",
         "apt_python": f"python{choice.python}" if base_image else None,
+        "pip_upgrade": shlex.quote(fileset.docker_pip_upgrade) if base_image and fileset.docker_pip_upgrade else None,
         "python_cmd": f"python{choice.python}" if base_image else "python",
         "env_vars": [f"{key}={value}" for key, value in getattr(choice, "env", ())],
         "gpudoctor_version": __version__,
@@ -186,7 +190,7 @@ def context(fileset: FileSet, fmt: str, choice: Any | None = None) -> dict[str, 
         "conda_dependencies": [f"python={choice.python}", "pip", *choice.conda_packages],
         "docker_pip_lines": docker_lines,
         "docker_needs_system_cuda": bool(base_image),
-        "smoke_command": json.dumps(["python", "-c", _SMOKE.get(choice.framework, "print('ok')")]),
+        "smoke_command": json.dumps([f"python{choice.python}" if base_image else "python", "-c", _smoke(choice)]),
     }
 
 
@@ -229,6 +233,13 @@ def next_commands(fmt: str, path: str, name: str, choice: Any, directory: str = 
 
 
 # ---------------------------------------------------------------------------------------------------------------
+
+
+def _smoke(choice: Any) -> str:
+    """The container's check command; tf.config.list_physical_devices came with TensorFlow 2.1."""
+    if choice.framework == "tensorflow" and tuple(int(p) for p in choice.version.split(".")[:2]) < (2, 1):
+        return "import tensorflow as tf; print('tensorflow', tf.__version__, 'GPU available:', tf.test.is_gpu_available())"
+    return _SMOKE.get(choice.framework, "print('ok')")
 
 
 def _is_gpu_build(choice: Any) -> bool:

@@ -41,6 +41,7 @@ class Choice:
     notes: tuple[str, ...] = ()  # caveats
     skipped: tuple[str, ...] = ()  # why each newer release (or build) was not chosen, newest first
     env: tuple[tuple[str, str], ...] = ()  # variables the environment needs, e.g. (("LD_LIBRARY_PATH", "$CONDA_PREFIX/lib/"),)
+    pins: tuple[str, ...] = ()  # caps on the framework's own dependencies that its metadata lacks, e.g. ("protobuf<3.21",)
 
     @property
     def label(self) -> str:
@@ -211,6 +212,10 @@ def gpu_fit(
     if missing:
         rejects.append(f"{label} has no code for compute capability {', '.join(missing)} (it has {' '.join(arch)})")
         return None
+    old = _ptx_on_newer_arch(matrix, covers, cuda)
+    if old:
+        rejects.append(f"{label} {old}")
+        return None
     floor = matrix.cudnn_cc_min(cudnn) if cudnn else None
     below = [cc for cc in target.compute_capabilities if floor and cc_tuple(cc) < cc_tuple(floor)]
     if below:
@@ -263,6 +268,28 @@ def gpu_fit(
     if not confirmed:
         notes.append(f"the architecture list of {label} comes from conda packages or documentation, not from the wheel itself")
     return Fit((not ptx, confirmed), tuple(reasons), tuple(notes))
+
+
+def _ptx_on_newer_arch(matrix: Matrix, covers: dict[str, str | None], cuda: str) -> str | None:
+    """Why a build reaches a GPU only through PTX made before that GPU's architecture existed, or None.
+
+    The rule: a build whose CUDA is older than the first CUDA that compiles for a GPU's compute capability (cuda.toml
+    [[targets]]) cannot run on that GPU, PTX or not. The framework's own PTX might JIT-compile, but the CUDA libraries
+    the build loads with it (cuBLAS, cuFFT, cuDNN of that CUDA) have no code for an architecture their CUDA did not
+    know, so the first library call fails. SASS of the same major (sm_80 on an 8.6 GPU) is binary-compatible and is
+    not affected."""
+    known = matrix.cuda_targets_for(cuda)
+    if known is None:
+        return None
+    late = [cc for cc, how in covers.items() if how == "ptx" and cc_tuple(cc) > cc_tuple(known.max_cc)]
+    if not late:
+        return None
+    first = next((t.since for t in matrix.cuda_targets if cc_tuple(t.max_cc) >= cc_tuple(max(late, key=cc_tuple))), None)
+    need = f"; compute capability {', '.join(late)} needs a build made with CUDA >= {first}" if first else ""
+    return (
+        f"reaches compute capability {', '.join(late)} only through PTX, and its CUDA {cuda} predates that architecture "
+        f"(CUDA {cuda} compiles for compute capability <= {known.max_cc}): the CUDA {cuda} libraries it loads (cuBLAS, cuDNN) have no code for it{need}"
+    )
 
 
 def _driver_label(target: Target, dv: DriverVerdict) -> str:

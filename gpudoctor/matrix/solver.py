@@ -128,7 +128,7 @@ def install_commands(choice: Choice) -> tuple[str, ...]:
     commands = []
     if choice.conda_packages:
         commands.append("conda install -c conda-forge " + " ".join(choice.conda_packages))
-    pip = "pip install " + " ".join(quote(p) for p in choice.packages)
+    pip = "pip install " + " ".join(quote(p) for p in choice.packages + choice.pins)
     if choice.index_url:
         pip += f" --index-url {choice.index_url}"
     commands.append(pip)
