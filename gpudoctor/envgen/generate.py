@@ -222,7 +222,7 @@ def _next_steps(plan: Plan, files: tuple[tuple[str, str], ...], name: str, docke
     from .render import gpudoctor_requirement
 
     if gpudoctor_requirement(plan.choice.python):
-        steps.append(f"gpudoctor verify   (inside the new environment, where the files installed it: proves that it trains {where})")
+        steps.append(f"gpudoctor verify   (inside the new environment, after installing gpudoctor there: proves that it trains {where})")
     else:
         steps.append(f"python -c \"import {'torch' if plan.choice.framework == 'torch' else 'tensorflow'}\"   (gpudoctor needs Python >= 3.10 and cannot run in this Python {plan.choice.python} environment)")
     return tuple(steps)

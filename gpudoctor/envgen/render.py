@@ -53,15 +53,37 @@ class FileSet:
     docker_pip_upgrade: str | None = None  # upgrade the base image's apt pip to this requirement first ("pip<21")
 
 
-# gpudoctor itself goes into every environment it writes, so that `gpudoctor verify` there tests that environment's
-# interpreter (verify runs its tests with sys.executable). It needs Python >= 3.10.
+# gpudoctor must be installed in the environment it writes, so that `gpudoctor verify` there tests that environment's
+# interpreter (verify runs its tests with sys.executable). It needs Python >= 3.10. It is a separate step, never a line
+# of the files: a requirement the index cannot serve (gpudoctor is not published there, and PyTorch's index never
+# carries it) would make pip refuse the whole file.
 GPUDOCTOR_MIN_PYTHON = (3, 10)
 
 
 def gpudoctor_requirement(python: str) -> str | None:
-    """ "gpudoctor==0.1.0" for an environment gpudoctor can run in, None below Python 3.10."""
+    """The pip argument that installs this same gpudoctor, for an environment it can run in (None below Python 3.10):
+    the URL it was installed from (PEP 610 direct_url.json: a checkout, a VCS URL, a wheel file), else
+    "gpudoctor==<version>" from an index."""
     parts = tuple(int(p) for p in python.split(".")[:2])
-    return f"gpudoctor=={__version__}" if parts >= GPUDOCTOR_MIN_PYTHON else None
+    if parts < GPUDOCTOR_MIN_PYTHON:
+        return None
+    return _installed_from() or f"gpudoctor=={__version__}"
+
+
+def _installed_from() -> str | None:
+    import json
+    from importlib import metadata
+
+    try:
+        raw = metadata.distribution("gpudoctor").read_text("direct_url.json")
+        url = json.loads(raw)["url"] if raw else None
+    except (metadata.PackageNotFoundError, ValueError, KeyError, TypeError):
+        return None
+    if not isinstance(url, str) or not url:
+        return None
+    if url.startswith("file://"):
+        return url[len("file://"):]  # a local checkout or wheel: pip takes the path
+    return f"gpudoctor @ {url}"
 
 
 def default_env_name(choice: Any) -> str:
@@ -116,7 +138,7 @@ def header_lines(fileset: FileSet, choice: Any, filename: str) -> list[str]:
         lines.append(f"Needs in the environment: {key}={value}")
     own = gpudoctor_requirement(choice.python)
     if own:
-        lines.append(f"Also installs {own}, so that `gpudoctor verify` inside this environment tests it")
+        lines.append(f"Then install gpudoctor in it (pip install {shlex.quote(own)}), so that `gpudoctor verify` there tests it")
     else:
         lines.append(f"gpudoctor needs Python >= 3.10, so it cannot run inside this Python {choice.python} environment: check it with the smoke test")
     if choice.reasons:
@@ -161,8 +183,7 @@ def context(fileset: FileSet, fmt: str, choice: Any | None = None) -> dict[str, 
     base_image = fileset.docker_image if fmt == "docker" and fileset.docker_image else None
     image = (fileset.docker_name or default_env_name(choice)).lower()
     return {
-        "own_requirement": own,
-        "pip_own": own if own and not choice.index_url else None,
+        "own_requirement": shlex.quote(own) if own else None,
         "base_image": base_image or f"python:{choice.python}-slim",
         "apt_python": f"python{choice.python}" if base_image else None,
         "pip_upgrade": shlex.quote(fileset.docker_pip_upgrade) if base_image and fileset.docker_pip_upgrade else None,
@@ -211,7 +232,7 @@ def render_files(fileset: FileSet, formats: Sequence[str]) -> dict[str, str]:
 def next_commands(fmt: str, path: str, name: str, choice: Any, directory: str = ".", windows: bool = False) -> list[str]:
     """What to run after writing a file (printed by the CLI)."""
     own = gpudoctor_requirement(choice.python)
-    after = [f"pip install {own}"] if own and choice.index_url and fmt in ("conda", "pip") else []
+    after = [f"pip install {shlex.quote(own)}"] if own and fmt in ("conda", "pip", "uv") else []
     env = [f"conda env config vars set {key}=\"{value}\" && conda activate {name}" for key, value in getattr(choice, "env", ())]
     if fmt == "conda":
         return [f"conda env create -f {shlex.quote(path)}", f"conda activate {name}", *env, *after]

@@ -101,9 +101,9 @@ def pins(requirements: list[Requirement]) -> dict[str, str]:
 
 
 def own(choice) -> list[str]:
-    """gpudoctor itself, in every environment whose Python it runs on (>= 3.10)."""
-    major, minor = map(int, choice.python.split(".")[:2])
-    return [f"gpudoctor=={__version__}"] if (major, minor) >= (3, 10) else []
+    """gpudoctor is never a line of the files (the package index does not serve it, and one unresolvable line makes
+    pip refuse the whole file): it is installed as a separate step, printed in the file's header and next steps."""
+    return []
 
 
 def assert_files_mean(files: dict[str, str], choice, docker_choice=None, name=None, docker_image=None):
