@@ -33,7 +33,15 @@ def test_a_child_that_dies_is_a_failed_test_with_the_signal():
 def test_a_child_without_a_result_is_a_failed_test():
     code, report = cli_json("--framework", "tf", "--test", "cnn", env={FAULT: "noresult"})
     assert code == 1
-    assert only(report)["reason"] == "child printed no result"
+    assert only(report)["reason"] == "child exited with status 0 without writing a result"
+
+
+def test_a_passing_result_forged_on_stdout_fails():
+    # The real worker prints a well-formed passing result where a framework's exit-time print would go, and writes
+    # nothing to its private result file: the parent must not take it.
+    code, report = cli_json("--framework", "torch", "--test", "cnn", env={FAULT: "forged"})
+    assert code == 1
+    assert only(report)["reason"].startswith("child exited with status 0 without writing a result (last output line: {")
 
 
 @pytest.mark.slow
