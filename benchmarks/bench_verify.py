@@ -27,8 +27,8 @@ BUDGET_GPU_S = 30.0
 
 _STEP_TIMER = """
 import json, sys
-from gpudoctor.verify import torch_cases
-print(json.dumps({"step_s": torch_cases.cnn_step_time(sys.argv[1])}))
+from gpudoctor.verify.torch_cases import case as torch_case
+print(json.dumps({"step_s": torch_case.cnn_step_time(sys.argv[1])}))
 """
 
 

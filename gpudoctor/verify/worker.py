@@ -62,9 +62,9 @@ def run_case(request: CaseRequest) -> SmokeResult:
     base: dict[str, Any] = {"framework": request.framework, "test": request.test}
     try:
         if request.framework == "torch":
-            from gpudoctor.verify import torch_cases as cases
+            from gpudoctor.verify.torch_cases import case as cases
         else:
-            from gpudoctor.verify import tf_cases as cases  # type: ignore[no-redef]
+            from gpudoctor.verify.tf_cases import case as cases  # type: ignore[no-redef]
     except ImportError as exc:
         name = "PyTorch" if request.framework == "torch" else "TensorFlow"
         return SmokeResult(**base, status=Status.FAILED, reason=f"import of {name} failed: {type(exc).__name__}: {exc}")
