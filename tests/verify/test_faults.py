@@ -7,7 +7,7 @@ import time
 
 import pytest
 
-from tests.verify.helpers import check, cli, cli_json, only
+from tests.verify.helpers import check, cli, cli_json, only, torch_sees_a_gpu
 
 FAULT = "GPUDOCTOR_VERIFY_FAULT"
 
@@ -61,6 +61,7 @@ def test_a_loss_that_cannot_fall_fails_learned(framework):
 
 
 @pytest.mark.slow
+@pytest.mark.skipif(torch_sees_a_gpu(), reason="this machine has a GPU: --device cuda is expected to work here")
 @pytest.mark.parametrize("framework", ["torch", "tf"])
 def test_device_cuda_without_a_gpu_fails_each_test_plainly(framework):
     result = cli("--framework", framework, "--test", "cnn,lstm", "--device", "cuda")
@@ -68,5 +69,13 @@ def test_device_cuda_without_a_gpu_fails_each_test_plainly(framework):
     assert result.output.splitlines()[0] == "Smoke tests could not run on cuda: no CUDA device is visible"
     assert result.stdout.count(": failed - no CUDA device: ") == 2
     assert "Traceback" not in result.output
-    code, report = cli_json("--framework", framework, "--test", "cnn", "--device", "cuda:1")
-    assert code == 1 and only(report)["reason"].startswith("no CUDA device")
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("framework", ["torch", "tf"])
+def test_a_device_index_beyond_the_gpus_there_fails_plainly(framework):
+    # Valid on every host: no machine has 10,000 GPUs (and cuda:N takes at most four digits).
+    code, report = cli_json("--framework", framework, "--test", "cnn", "--device", "cuda:9999")
+    assert code == 1
+    assert only(report)["reason"].startswith("no CUDA device")
+    assert "Traceback" not in (only(report)["stderr_tail"] or "")
