@@ -116,9 +116,10 @@ def judge_child(request: CaseRequest, spawned: SpawnResult, text: str | None, ta
         how = f"child died with {_signal_name(-rc)}" if rc < 0 else f"child exited with status {rc}"
         if result is None:
             return failed(f"{how} without writing a result{last}")
-        # A result followed by a crash is not a pass: the process that trained did not end cleanly.
-        return SmokeResult.from_dict({**result.to_dict(), **base, "status": Status.FAILED.value, "stderr_tail": stderr_tail,
-                                      "reason": f"{how} after writing its result" + (f"; {result.reason}" if result.reason else "")})  # fmt: skip
+        # A result followed by a crash is not a pass: the process that trained did not end cleanly. Keep its numbers.
+        reason = f"{how} after writing its result" + (f"; {result.reason}" if result.reason else "")
+        crashed = {**base, "status": Status.FAILED.value, "reason": reason, "stderr_tail": stderr_tail}
+        return SmokeResult.from_dict({**result.to_dict(), **crashed})
     if text is None:
         return failed(f"child exited with status 0 without writing a result{last}")
     if result is None:

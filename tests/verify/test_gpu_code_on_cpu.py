@@ -239,3 +239,17 @@ def test_tensorflow_agreement_and_mixed_precision_code_runs():
     assert 1.5 < out["fp16"] < 3.5 and 1.5 < out["bf16"] < 3.5
     assert out["policy_after"] == "float32"  # the global policy is put back
     assert out["tf32_after"] is True  # and TF32 (on by default) too
+
+
+@pytest.mark.parametrize("cosine, moved", [(False, 2.0), (True, 1.5)])
+def test_torch_training_anneals_the_learning_rate_when_the_plan_says_so(cosine, moved):
+    # Adam's first steps move each weight by about the learning rate: 1 + 1 at a constant rate, 1 + 1/2 annealed
+    # (cosine over two steps).
+    from gpudoctor.verify.plan import Plan
+
+    model = torch.nn.Linear(1, 2, bias=False)
+    torch.nn.init.zeros_(model.weight)
+    plan = Plan(steps=2, batch=1, lr=0.1, eval_n=0, target=assess.LearnTarget(0.0, 0.0), cosine=cosine)
+    x, y = torch.ones(2, 1), torch.zeros(2, dtype=torch.long)
+    training.train(model, list(model.parameters()), x, y, plan, plan.lr, torch.device("cpu"), lambda *a: None, "t")
+    assert model.weight[0, 0].item() == pytest.approx(moved * plan.lr, rel=1e-2)

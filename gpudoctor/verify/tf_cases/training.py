@@ -22,7 +22,9 @@ from gpudoctor.verify.tf_cases.models import LOSS
 PLANS = {
     "cnn": Plan(steps=40, batch=64, lr=2e-3, eval_n=512, target=assess.LearnTarget(min_drop=0.5, min_accuracy=0.6)),
     "lstm": Plan(steps=60, batch=64, lr=1e-2, eval_n=512, target=assess.LearnTarget(min_drop=0.3, min_accuracy=0.3)),
-    "transfer": Plan(steps=80, batch=32, lr=1e-2, eval_n=256, target=assess.LearnTarget(min_drop=0.3, min_accuracy=0.5)),
+    # 160 annealed steps, not 80 at a constant rate: accuracy 0.88 rather than 0.77 against the 0.50 bar (measured)
+    "transfer": Plan(steps=160, batch=32, lr=3e-2, eval_n=256, target=assess.LearnTarget(min_drop=0.3, min_accuracy=0.5),
+                     cosine=True),
 }
 PRETRAIN = Plan(steps=30, batch=32, lr=5e-3, eval_n=0, target=assess.LearnTarget(0.0, 0.0))
 _PLACEMENT_LINE = re.compile(r"^(\S+): \((\w+)\): (/job:\S+)$")
@@ -84,7 +86,8 @@ def train(model: keras.Model, params: list[Any], x: np.ndarray, y: np.ndarray, p
           progress: Progress, phase: str, placement: dict[str, Any] | None = None) -> float:  # fmt: skip
     """``plan.steps`` Adam steps; -> seconds of the loop, the first (tracing) step excluded and extrapolated."""
     with tf.device(dev.tf_name):
-        opt = keras.optimizers.Adam(learning_rate=lr)
+        rate = keras.optimizers.schedules.CosineDecay(lr, plan.steps) if plan.cosine else lr
+        opt = keras.optimizers.Adam(learning_rate=rate)
         opt.build(params)
 
         @tf.function(jit_compile=False)

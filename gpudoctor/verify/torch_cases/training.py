@@ -63,6 +63,7 @@ def train(
 ) -> float:
     """``plan.steps`` Adam steps over consecutive batches; -> seconds of the loop (device synchronised)."""
     opt = torch.optim.Adam(params, lr=lr)
+    schedule = torch.optim.lr_scheduler.CosineAnnealingLR(opt, plan.steps) if plan.cosine else None
     sync(device)
     start = time.perf_counter()
     for step in range(plan.steps):
@@ -73,6 +74,8 @@ def train(
         loss = nn.functional.cross_entropy(logits, yb)
         loss.backward()
         opt.step()
+        if schedule is not None:
+            schedule.step()
         if on_batch is not None:
             on_batch(xb, yb, logits)
         progress(step + 1, plan.steps, phase)
