@@ -58,7 +58,8 @@ def progress(done: int, total: int, phase: str) -> None:
     sys.stderr.flush()
 
 
-def run_case(request: CaseRequest) -> SmokeResult:
+def measure(request: CaseRequest) -> SmokeResult:
+    """Run the case in this process; whatever goes wrong inside it is a failed result with its reason."""
     base: dict[str, Any] = {"framework": request.framework, "test": request.test}
     try:
         if request.framework == "torch":
@@ -112,7 +113,7 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     elif fault == "lr0":
         request = CaseRequest(request.framework, request.test, request.device, request.amp, request.weights, 0.0)
-    result = run_case(request)
+    result = measure(request)
     write_result(result_file, result)
     sys.stdout.flush()
     sys.stderr.flush()
