@@ -1,9 +1,14 @@
 """Times `gpudoctor check` (and `gpudoctor env`) against `python -m torch.utils.collect_env` on this machine.
 
 Each command runs several times in a fresh process; the medians and the ratio are printed, with the peak RSS of
-`gpudoctor check`. Other doctors can join the comparison: --compare "env-doctor check" (a command line each).
+`gpudoctor check`. Other doctors join the comparison with --compare "env-doctor check" (a command line each), or all
+the known ones at once with --peers-bin DIR (the bin/ of a venv where they are installed: env-doctor, cuda-doctor,
+gpu-doctor, mlenvdoctor; give that venv the frameworks too, as a user's would have).
 
-    python benchmarks/bench_check.py [--runs 7] [--compare "CMD"]...
+Time an installed copy, as users run it: an editable install adds its import finder to every start (measured at
+15-30 ms here), so --python should name the interpreter of a venv with `pip install .` (non-editable).
+
+    python benchmarks/bench_check.py [--runs 15] [--python VENV/bin/python] [--peers-bin DIR] [--compare "CMD"]...
 """
 
 from __future__ import annotations
@@ -34,14 +39,23 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=7)
     parser.add_argument("--compare", action="append", default=[], metavar="CMD", help="another doctor's command line")
+    parser.add_argument("--peers-bin", metavar="DIR", help="a bin/ directory holding the known peer doctors")
+    parser.add_argument("--python", default=sys.executable, help="the interpreter whose gpudoctor is timed")
     args = parser.parse_args()
-    python = sys.executable
+    python = args.python
+    for command in _peer_commands(args.peers_bin):
+        args.compare.append(command)
     os.environ["NO_COLOR"] = "1"
     # `pip install .` byte-compiles the package; an editable checkout (and PYTHONDONTWRITEBYTECODE=1) would not,
     # which would time Python's compiler instead of gpudoctor. Compile once, as an installed copy has it.
-    import gpudoctor
-
-    compileall.compile_dir(os.path.dirname(gpudoctor.__file__), quiet=1)
+    where = subprocess.run([python, "-c", "import gpudoctor, os; print(os.path.dirname(gpudoctor.__file__))"],
+                           capture_output=True, text=True, check=True).stdout.strip()
+    compileall.compile_dir(where, quiet=1)
+    editable = subprocess.run([python, "-c", "import sys; print(any('editable' in type(f).__name__.lower() or "
+                               "'editable' in getattr(f, '__name__', '').lower() for f in sys.meta_path))"],
+                              capture_output=True, text=True).stdout.strip() == "True"
+    if editable:
+        print("note: this gpudoctor is an editable install; its import finder slows every start (see --python)\n")
 
     check_s, check_code = time_command([python, "-m", "gpudoctor", "check"], args.runs)
     peak_mib = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024  # only gpudoctor check has run so far
@@ -61,7 +75,21 @@ def main() -> int:
     print(f"collect_env / gpudoctor check: {collect_s / check_s:.1f}x")
     for command, seconds, _ in rows[3:]:
         print(f"{command} / gpudoctor check: {seconds / check_s:.1f}x")
+    peers = [seconds for _, seconds, _ in rows[2:]]
+    fastest = min(peers)
+    print(f"\ngoal: check <= 100 ms: {check_s * 1000:.0f} ms; >= 25x the fastest peer: {fastest / check_s:.1f}x; "
+          f"peak RSS <= 30 MiB: {peak_mib:.0f} MiB")
     return 0
+
+
+PEERS = (("env-doctor", "check"), ("cuda-doctor", "diagnose"), ("gpu-doctor", "--check"), ("mlenvdoctor", "diagnose"))
+
+
+def _peer_commands(directory: str | None) -> list[str]:
+    if not directory:
+        return []
+    return [shlex.join([os.path.join(directory, name), *rest]) for name, *rest in PEERS
+            if os.path.exists(os.path.join(directory, name))]
 
 
 if __name__ == "__main__":

@@ -16,6 +16,9 @@ from typing import Any, Union
 
 from .errors import SnapshotError
 from .model import SNAPSHOT_SCHEMA, Facts
+from .snapshot_values import normalise
+
+MAX_INT = 2**63 - 1  # no fact is larger (memory in MiB, a pid, an error count); more is a forged or broken snapshot
 
 
 def facts_to_dict(facts: Facts) -> dict[str, Any]:
@@ -31,6 +34,10 @@ def facts_from_json(text: str, origin: str = "snapshot") -> Facts:
         data = json.loads(text)
     except json.JSONDecodeError as exc:
         raise SnapshotError(f"{origin}: not valid JSON ({exc.msg} at line {exc.lineno}, column {exc.colno})") from None
+    except RecursionError:
+        raise SnapshotError(f"{origin}: JSON nested too deeply to be a snapshot") from None
+    except ValueError as exc:  # an integer longer than Python's int/str conversion limit (4,300 digits)
+        raise SnapshotError(f"{origin}: not a usable snapshot ({str(exc).split(';')[0]})") from None
     return facts_from_dict(data, origin)
 
 
@@ -43,7 +50,7 @@ def facts_from_dict(data: Any, origin: str = "snapshot") -> Facts:
     if schema.split("/", 1)[1] != SNAPSHOT_SCHEMA.split("/", 1)[1]:
         raise SnapshotError(f"{origin}: snapshot schema {schema!r} is not supported (this gpudoctor reads {SNAPSHOT_SCHEMA})")
     facts = _load(Facts, data, "")
-    return dataclasses.replace(facts, schema=SNAPSHOT_SCHEMA)
+    return normalise(dataclasses.replace(facts, schema=SNAPSHOT_SCHEMA))
 
 
 # ---------------------------------------------------------------------------------------------------------------
@@ -101,6 +108,8 @@ def _load(tp: Any, value: Any, path: str) -> Any:
     if tp is int:
         if isinstance(value, bool) or not isinstance(value, int):
             raise _type_error(path, "an integer", value)
+        if not -MAX_INT <= value <= MAX_INT:
+            raise SnapshotError(f"key '{path}' is out of range: {len(str(abs(value)))} digits (at most a 64-bit integer)")
         return value
     if tp is str:
         if not isinstance(value, str):
@@ -122,4 +131,13 @@ def _json_type(value: Any) -> str:
 
 
 def _type_error(path: str, expected: str, value: Any) -> SnapshotError:
-    return SnapshotError(f"key '{path}' must be {expected}, got {_json_type(value)} ({json.dumps(value)[:40]})")
+    return SnapshotError(f"key '{path}' must be {expected}, got {_json_type(value)} ({_preview(value)})")
+
+
+def _preview(value: Any) -> str:
+    if isinstance(value, (list, dict)):
+        return f"{len(value)} item{'s' if len(value) != 1 else ''}"  # dumping a deep or huge one is not worth it
+    try:
+        return json.dumps(value)[:40]
+    except (ValueError, RecursionError):
+        return type(value).__name__

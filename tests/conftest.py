@@ -19,3 +19,45 @@ def load_facts(name: str) -> Facts:
 @pytest.fixture
 def facts_fixture():
     return load_facts
+
+
+@pytest.fixture(autouse=True, scope="session")
+def _private_matrix_cache(tmp_path_factory):
+    """The suite keeps the matrix cache (gpudoctor/matrix/cache.py) in its own directory, not the user's ~/.cache;
+    child processes the tests start inherit it through the environment."""
+    import os
+
+    previous = os.environ.get("GPUDOCTOR_CACHE_DIR")
+    os.environ["GPUDOCTOR_CACHE_DIR"] = str(tmp_path_factory.mktemp("gpudoctor-cache"))
+    yield
+    if previous is None:
+        os.environ.pop("GPUDOCTOR_CACHE_DIR", None)
+    else:
+        os.environ["GPUDOCTOR_CACHE_DIR"] = previous
+
+
+def nvidia_gpus_here() -> tuple[str, ...]:
+    """The NVIDIA GPUs this machine has, as `nvidia-smi -L` names them (independent of gpudoctor's own probes).
+    Empty on a machine without nvidia-smi or without a GPU. Tests whose expectation depends on the machine ask this,
+    so the suite passes on a GPU host as well as on the CPU-only machines it is built on."""
+    import re
+    import shutil
+    import subprocess
+
+    smi = shutil.which("nvidia-smi")
+    if smi is None:
+        return ()
+    try:
+        done = subprocess.run([smi, "-L"], capture_output=True, text=True, timeout=20)
+    except (OSError, subprocess.SubprocessError):
+        return ()
+    return tuple(m.group(1) for m in re.finditer(r"^GPU \d+: (.+?) \(UUID", done.stdout, re.MULTILINE)) if done.returncode == 0 else ()
+
+
+def pytest_collection_modifyitems(config, items):
+    has_gpu = bool(nvidia_gpus_here()) if any(i.get_closest_marker("gpu") or i.get_closest_marker("no_gpu") for i in items) else False
+    for item in items:
+        if item.get_closest_marker("gpu") and not has_gpu:
+            item.add_marker(pytest.mark.skip(reason="needs an NVIDIA GPU (nvidia-smi -L lists none)"))
+        if item.get_closest_marker("no_gpu") and has_gpu:
+            item.add_marker(pytest.mark.skip(reason="states what a machine without a GPU sees; this one has a GPU"))

@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-jsonschema = pytest.importorskip("jsonschema")
-referencing = pytest.importorskip("referencing")
+import jsonschema  # a dev dependency: without it these contract tests must fail, not vanish as a skip
+import referencing
 
 from gpudoctor.resources import schema_path  # noqa: E402
 from tests.conftest import FACTS_DIR  # noqa: E402
@@ -47,7 +47,7 @@ def report_validator():
 
 def test_check_json_output_validates():
     done = subprocess.run([sys.executable, "-m", "gpudoctor", "check", "--json"], capture_output=True, text=True, timeout=60)
-    assert done.returncode == 0, done.stderr
+    assert done.returncode in (0, 1), done.stderr  # 1: this machine has findings (a GPU host may)
     report_validator().validate(json.loads(done.stdout))
 
 

@@ -4,7 +4,6 @@ the order of the report."""
 
 from __future__ import annotations
 
-import traceback
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Callable, Iterable
 
@@ -27,16 +26,51 @@ class Check:
 
 def registry() -> tuple[Check, ...]:
     # Imported here so that loading the package costs nothing until checks run.
-    from . import arch, environment, evidence, frameworks, gpu, messages, tensorflow_libs, versions
+    from . import (
+        arch,
+        environment,
+        evidence,
+        frameworks,
+        gpu,
+        keras,
+        known_broken,
+        messages,
+        prerelease,
+        tensorflow_libs,
+        versions,
+    )
 
     # The fact rules first, then the rules over pasted log lines (their findings merge into the fact rules' ones).
-    modules = [gpu, environment, frameworks, versions, arch, tensorflow_libs, messages, evidence]
+    modules = [
+        gpu,
+        environment,
+        frameworks,
+        prerelease,
+        versions,
+        arch,
+        known_broken,
+        tensorflow_libs,
+        keras,
+        messages,
+        evidence,
+    ]
     return tuple(Check(fn.__name__, fn, _SECTIONS.get(module.__name__.rsplit(".", 1)[-1])) for module in modules for fn in module.CHECKS)
 
 
 # Which section a crashed check leaves unjudged (a module's checks report into this section, mostly).
-_SECTIONS = {"gpu": Section.GPU, "environment": Section.ENVIRONMENT, "frameworks": Section.TORCH, "versions": Section.TORCH,
-             "arch": Section.TORCH, "tensorflow_libs": Section.TENSORFLOW, "messages": Section.GPU, "evidence": Section.ENVIRONMENT}
+_SECTIONS = {
+    "gpu": Section.GPU,
+    "environment": Section.ENVIRONMENT,
+    "frameworks": Section.TORCH,
+    "prerelease": Section.TORCH,
+    "versions": Section.TORCH,
+    "arch": Section.TORCH,
+    "known_broken": Section.TORCH,
+    "tensorflow_libs": Section.TENSORFLOW,
+    "keras": Section.TENSORFLOW,
+    "messages": Section.GPU,
+    "evidence": Section.ENVIRONMENT,
+}
 
 
 def run_checks(facts: Facts, matrix: "Matrix | None" = None, source: str = "this machine", ignore: frozenset[str] = frozenset()) -> Report:
@@ -52,6 +86,8 @@ def run_checks(facts: Facts, matrix: "Matrix | None" = None, source: str = "this
         try:
             findings.extend(check.function(facts, matrix))
         except Exception as exc:  # noqa: BLE001 - a crash becomes a result (Flutter's crash validator)
+            import traceback
+
             where = traceback.extract_tb(exc.__traceback__)[-1]
             crashes.append(CheckCrash(check.name, f"{type(exc).__name__}: {exc} ({where.filename.rsplit('/', 1)[-1]}:{where.lineno})"))
             if check.section:

@@ -122,11 +122,14 @@ def _torch(facts: Facts, matrix: "Matrix") -> Build | None:
 def _tf(facts: Facts, matrix: "Matrix") -> Build | None:
     fw = facts.frameworks.tensorflow if facts.frameworks else None
     packages = facts.python_packages or {}
-    version = (fw.version if fw else None) or packages.get("tensorflow")
+    gpu_dist = packages.get("tensorflow-gpu")  # TF <= 2.0: the CUDA build is this distribution (1.x often has only it)
+    version = (fw.version if fw else None) or packages.get("tensorflow") or gpu_dist
     if not version or vt(version) is None:
         return None
     release = matrix.tf_release(version)
     is_cuda = fw.is_cuda_build if fw else None
+    if is_cuda is None and gpu_dist and gpu_dist == version:
+        is_cuda = True
     cuda = fw.cuda if fw and fw.cuda else None
     if cuda is None and is_cuda and release is not None:
         cuda = release.cuda
@@ -136,8 +139,8 @@ def _tf(facts: Facts, matrix: "Matrix") -> Build | None:
     arch, source, confirmed = None, None, True
     if fw and fw.compute_capabilities:
         arch, source = tuple(fw.compute_capabilities), "snapshot"
-    elif release is not None and release.arch is not None and is_cuda:
-        arch, source, confirmed = release.arch, "matrix", release.arch_confirmed
+    elif release is not None and release.arch_for(version) is not None and is_cuda:
+        arch, source, confirmed = release.arch_for(version), "matrix", release.arch_confirmed
     return Build("tensorflow", version, cuda if is_cuda else None, cudnn if is_cuda else None, arch, source, confirmed, release is not None, tf_release=release)
 
 
@@ -148,7 +151,7 @@ def solve_for(facts: Facts, matrix: "Matrix", framework: str, version: str | Non
     """(the build to install on THIS machine, or None; the NoFit explanation when there is none)."""
     from ..matrix.solver import NoFit, solve, target_from_facts
 
-    target = target_from_facts(facts, matrix=matrix)
+    target = target_from_facts(facts, matrix)
     try:
         return solve(matrix, target, framework, version), None
     except NoFit as exc:
@@ -158,16 +161,21 @@ def solve_for(facts: Facts, matrix: "Matrix", framework: str, version: str | Non
         return None, text
 
 
-def install_fix(facts: Facts, matrix: "Matrix", framework: str, summary: str, extra: str | None = None, prefer_version: str | None = None) -> Fix:
-    """A Fix that installs the newest build that fits this machine (or the preferred release if it fits)."""
+def install_fix(facts: Facts, matrix: "Matrix | None", framework: str, summary: str, extra: str | None = None,
+                prefer_version: str | None = None, first: tuple[str, ...] = ()) -> Fix:
+    """The one fix builder: install the newest build that fits this machine (or ``prefer_version`` if it fits),
+    after the ``first`` commands (e.g. uninstalling a wrong build). With no build that fits, the fix says why and
+    offers no command rather than a guess."""
     from ..matrix.solver import install_commands
 
+    url = TORCH_PREVIOUS_URL if framework == "torch" else TF_PIP_URL
+    if matrix is None:  # only unit tests judge without a matrix; there is nothing to solve against
+        return Fix(summary, first, url)
     choice, why = (None, None)
     if prefer_version:
         choice, _ = solve_for(facts, matrix, framework, prefer_version)
     if choice is None:
         choice, why = solve_for(facts, matrix, framework)
-    url = (TORCH_PREVIOUS_URL if framework == "torch" else TF_PIP_URL)
     if choice is None:
         text = f"{summary}. No {framework} build fits this machine as it is ({why})"
         if extra:
@@ -179,4 +187,10 @@ def install_fix(facts: Facts, matrix: "Matrix", framework: str, summary: str, ex
         text += f" in a Python {choice.python} environment (this Python {py} has no wheel of it)"
     if extra:
         text += f"; {extra}"
-    return Fix(text, install_commands(choice), url)
+    return Fix(text, (*first, *install_commands(choice)), url)
+
+
+def older_cuda(driver_cuda: str | None, build_cuda: str | None) -> bool:
+    """The driver's CUDA (major.minor) is older than the build's; False when either cannot be read."""
+    have, need = vt(driver_cuda), vt(build_cuda)
+    return have is not None and need is not None and have[:2] < need[:2]

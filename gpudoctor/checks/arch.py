@@ -55,7 +55,7 @@ def gpu_arch_not_in_build(facts: Facts, matrix: "Matrix | None") -> Iterator[Fin
                 driver = facts.driver
                 if driver and (driver.version or driver.cuda_version):
                     dv = driver_verdict(matrix, build.cuda, driver.version, driver.cuda_version, driver_os(b.host_os(facts), b.is_wsl(facts)))
-                    if dv.driver_cuda and try_vtuple(dv.driver_cuda)[:2] < b.vt(build.cuda)[:2]:
+                    if b.older_cuda(dv.driver_cuda, build.cuda):
                         continue  # the driver cannot JIT this PTX at all: driver-too-old-for-cuda-build reports it
                 yield Finding(
                     "gpu-arch-ptx-only", Severity.WARNING, build.section,

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from typing import Iterator
 
-from ..model import Facts, Finding, Section, Severity
+from ..model import Facts, Finding, Fix, Section, Severity
 from ._facts import driver_loaded, gpu_implied_by_driver, gpu_presence, package, symptoms, torch_build_kind
-from .advice import install_fix
+from ._builds import install_fix
 
 _TF_CPU_DISTRIBUTIONS = ("tensorflow-cpu", "tensorflow-intel")
 
@@ -37,7 +37,7 @@ def torch_cpu_only_build(facts: Facts, matrix: object) -> Iterator[Finding]:
     implied = gpu_implied_by_driver(facts)
     if implied:
         evidence.append(implied)
-    fix = install_fix(facts, matrix, "torch", "Replace it with a CUDA build", ("pip uninstall -y torch torchvision torchaudio",))
+    fix = install_fix(facts, matrix, "torch", "Replace it with a CUDA build", first=("pip uninstall -y torch torchvision torchaudio",))
     if presence is None:
         yield Finding("torch-cpu-only-build", Severity.WARNING, Section.TORCH,
                       f"{label} is a CPU-only build: it cannot use an NVIDIA GPU (whether this machine has one is not known)",
@@ -95,10 +95,13 @@ def tf_cpu_package_shadows_gpu(facts: Facts, matrix: object) -> Iterator[Finding
     elif cpu_dists and on_linux_gpu:
         evidence = tuple(f"{n}=={package(facts, n)} is installed (no GPU support)" for n in cpu_dists)
         title = "Only a CPU-only TensorFlow package is installed on a machine with an NVIDIA GPU"
-    elif _tf1_cpu_package(facts) and gpu_presence(facts) is not False:
+    elif _cpu_only_tensorflow_package(facts, matrix) and gpu_presence(facts) is not False:
         version = package(facts, "tensorflow")
-        evidence = (f"tensorflow=={version} is installed: before 1.15 the 'tensorflow' package was CPU-only; GPU support was 'tensorflow-gpu'",)
-        title = f"tensorflow {version} is the CPU-only package of TensorFlow 1.x"
+        evidence = (f"tensorflow=={version} is installed: {_gpu_split_text(matrix, version)}",)
+        title = f"tensorflow {version} is a CPU-only package: the GPU build of this release is the tensorflow-gpu distribution"
+        severity = Severity.ERROR if gpu_presence(facts) else Severity.WARNING
+        yield Finding("tf-cpu-package-shadows-gpu", severity, Section.TENSORFLOW, title, evidence, _same_release_gpu_fix(facts, matrix, version))
+        return
     elif tf and tf.is_cuda_build is False and on_linux_gpu:
         evidence = (f"{_label('tensorflow', tf.version)}: build_info is_cuda_build = False",)
         title = f"{_label('TensorFlow', tf.version)} is a CPU-only build on a machine with an NVIDIA GPU"
@@ -109,15 +112,57 @@ def tf_cpu_package_shadows_gpu(facts: Facts, matrix: object) -> Iterator[Finding
     yield Finding(
         "tf-cpu-package-shadows-gpu", severity, Section.TENSORFLOW, title, evidence,
         install_fix(facts, matrix, "tensorflow", "Remove every TensorFlow package, then install the GPU one",
-                    (f"pip uninstall -y tensorflow {' '.join(cpu_dists)}".rstrip(),)),
+                    first=(f"pip uninstall -y tensorflow {' '.join(cpu_dists)}".rstrip(),)),
     )
 
 
-def _tf1_cpu_package(facts: Facts) -> bool:
+def _tf_release(matrix: object, version: str | None):
+    finder = getattr(matrix, "tf_release", None)
+    return finder(version) if finder and version else None
+
+
+def _cpu_only_tensorflow_package(facts: Facts, matrix: object) -> bool:
+    """The plain `tensorflow` distribution is installed, without `tensorflow-gpu`, in a release where it has no CUDA
+    code: before 1.15, 1.15.2 and later 1.15 patches, and 2.0 (the matrix's tensorflow_gpu_versions; the wheels)."""
     from ..matrix.model import try_vtuple
 
-    version = try_vtuple(package(facts, "tensorflow"))
-    return bool(version) and version[:2] < (1, 15) and not package(facts, "tensorflow-gpu")
+    name = package(facts, "tensorflow")
+    version = try_vtuple(name)
+    tf = facts.frameworks.tensorflow if facts.frameworks else None
+    if not version or package(facts, "tensorflow-gpu") or (tf is not None and tf.is_cuda_build):
+        return False
+    release = _tf_release(matrix, name)
+    if release is not None:
+        return release.tensorflow_has_gpu(name) is False
+    return version[:2] < (1, 15)  # no matrix: the 1.x rule everybody knows
+
+
+def _gpu_split_text(matrix: object, version: str) -> str:
+    release = _tf_release(matrix, version)
+    if release is None:
+        return "before 1.15 the 'tensorflow' package was CPU-only; GPU support was 'tensorflow-gpu'"
+    return (f"the 'tensorflow' {version} wheel has no CUDA code; GPU support of TensorFlow {release.series} is the "
+            f"'{release.package}' distribution (tested with CUDA {release.cuda}, cuDNN {release.cudnn})")
+
+
+def _same_release_gpu_fix(facts: Facts, matrix: object, version: str) -> Fix:
+    """The GPU build of the SAME release: the user chose this version, so the fix does not move them to another one."""
+    from ..matrix.model import python_span
+
+    release = _tf_release(matrix, version)
+    if release is None:
+        return install_fix(facts, matrix, "tensorflow", "Remove every TensorFlow package, then install the GPU one", ("pip uninstall -y tensorflow",))
+    exact = version if version in release.versions else release.latest
+    gpu_package = release.package if release.package != "tensorflow" else "tensorflow-gpu"
+    summary = (f"Replace it with {gpu_package} {exact}, the CUDA build of the same release; it loads CUDA {release.cuda} and "
+               f"cuDNN {release.cudnn} (or a newer {release.cudnn.split('.')[0]}.x) from the system (check it again once it is installed: the library findings judge them)")
+    py = facts.host.python if facts.host else None
+    minor = ".".join(py.split(".")[:2]) if py else None
+    finder = getattr(matrix, "python_for", None)
+    pythons = (finder("tensorflow", exact) if finder else None) or release.python  # the wheels' where known
+    if minor and minor not in pythons:
+        summary += f"; this Python {minor} has no wheel of it (it has {python_span(pythons)})"
+    return Fix(summary, ("pip uninstall -y tensorflow", f"pip install {gpu_package}=={exact}"), "https://www.tensorflow.org/install/source#gpu")
 
 
 def tf_cuda_build_without_gpu(facts: Facts, matrix: object) -> Iterator[Finding]:
@@ -158,7 +203,7 @@ def _import_failed(facts: Facts, matrix: object, framework: str, version: str | 
     return Finding(
         "framework-import-failed", Severity.ERROR, section, f"import {framework} fails: {error}",
         (f"{framework} {version or '(version unknown)'} at {path or '(path unknown)'}",),
-        install_fix(facts, matrix, framework, f"Reinstall {framework}", (f"pip uninstall -y {framework}",)),
+        install_fix(facts, matrix, framework, f"Reinstall {framework}", first=(f"pip uninstall -y {framework}",)),
     )
 
 

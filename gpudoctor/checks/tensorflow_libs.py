@@ -14,16 +14,22 @@ from . import _builds as b
 if TYPE_CHECKING:
     from ..matrix.model import Matrix
 
-_SONAME_MAJOR = re.compile(r"\.so\.(\d+)")
+_SONAME_VERSION = re.compile(r"\.so\.(\d+(?:\.\d+)*)")
 
 
 def lib_version(lib: Library) -> tuple[int, ...] | None:
-    """The library's version, or at least its soname major (libcudnn.so.8 -> (8,))."""
+    """The library's version, or what its file name says (libcudnn.so.8 -> (8,); libcudart.so.10.0 -> (10, 0))."""
     v = b.vt(lib.version)
     if v:
         return v
-    m = _SONAME_MAJOR.search(lib.path or "")
-    return (int(m.group(1)),) if m else None
+    m = _SONAME_VERSION.search(lib.path or "")
+    return tuple(int(p) for p in m.group(1).split(".")) if m else None
+
+
+def _cudart_need(cuda: str) -> tuple[int, ...]:
+    """Before CUDA 11 the runtime soname carries major.minor (libcudart.so.10.0: 10.1 does not provide it); then the major."""
+    v = b.vt(cuda) or (0,)
+    return v[:2] if v[0] < 11 else v[:1]
 
 
 def _dir(path: str) -> str:
@@ -68,32 +74,50 @@ def tf_missing_gpu_libs(facts: Facts, matrix: "Matrix | None") -> Iterator[Findi
     missing = []
     evidence = [f"{build.label} is a CUDA {build.cuda} build" + (f" (cuDNN {build.cudnn})" if build.cudnn else "")]
     cuda_major = build.cuda_major
-    for kind, wheel, need_major in (
-        ("libcudart", f"nvidia-cuda-runtime-cu{cuda_major}", cuda_major),
-        ("libcudnn", f"nvidia-cudnn-cu{cuda_major}", b.vt(build.cudnn)[0] if build.cudnn and b.vt(build.cudnn) else None),
+    wheels = cuda_major >= 11  # nvidia-*-cu11 / -cu12 wheels exist from CUDA 11 on; older builds need system libraries
+    for kind, wheel, need in (
+        ("libcudart", f"nvidia-cuda-runtime-cu{cuda_major}", _cudart_need(build.cuda)),
+        ("libcudnn", f"nvidia-cudnn-cu{cuda_major}", b.vt(build.cudnn)[:1] if build.cudnn and b.vt(build.cudnn) else None),
     ):
         found = getattr(libs, kind) if libs else None
-        installed = packages.get(wheel) if packages is not None else None
+        installed = packages.get(wheel) if packages is not None and wheels else None
         if installed:
             continue
-        if found is None or packages is None:
+        if found is None or (packages is None and wheels):
             return  # cannot tell: unknown never raises an error
         versions = [lib_version(lib) for lib in found]
-        if need_major is None:
+        if need is None:
             if found:
                 continue
-        elif any(v and v[0] == need_major for v in versions):
+        elif any(v and v[: len(need)] == need for v in versions):
             continue
+        elif any(v and len(v) < len(need) and v[0] == need[0] for v in versions):
+            return  # only the major is known (libcudart.so.10): cannot tell whether it is 10.0
         elif kind == "libcudnn" and found:
             continue  # a cuDNN of another major: cudnn-version-mismatch says so
-        missing.append((kind, wheel, need_major))
-        evidence.append(f"no {kind}.so.{need_major or '*'} found by the loader and no {wheel} wheel installed")
+        soname = f"{kind}.so.{_vstr(need) if need else '*'}"
+        missing.append((kind, wheel, need))
+        evidence.append(f"no {soname} found by the loader" + (f" and no {wheel} wheel installed" if wheels else ""))
+        if kind == "libcudart" and len(need) == 2:
+            others = sorted({_vstr(v[:2]) for v in versions if v and v[0] == need[0] and len(v) >= 2 and v[:2] != need})
+            if others:
+                evidence.append(f"the loader finds CUDA runtime {', '.join(others)}: before CUDA 11 each minor has its own soname, so it does not stand in for {_vstr(need)}")
     if not missing:
         return
     release = build.tf_release
     if release is not None and release.has_and_cuda:
         fix = b.install_fix(
             facts, matrix, "tensorflow", "Install TensorFlow with its CUDA libraries (the `and-cuda` extra)", prefer_version=build.version if b.vt(build.version) and len(b.vt(build.version)) >= 3 else None
+        )
+    elif release is not None and not wheels:
+        cudnn_major = release.cudnn.split(".")[0]
+        fix = Fix(
+            f"{build.label} loads the CUDA {release.cuda} runtime (libcudart.so.{_vstr(_cudart_need(release.cuda))}) and cuDNN {cudnn_major}.x >= {release.cudnn} "
+            f"(libcudnn.so.{cudnn_major}) from the system: install the CUDA {release.cuda} toolkit (no other {cuda_major}.x provides that runtime) and "
+            f"cuDNN {release.cudnn} or a newer {cudnn_major}.x for CUDA {release.cuda}, then put their lib64 on LD_LIBRARY_PATH; "
+            "or upgrade to a TensorFlow 2.14+ with `pip install 'tensorflow[and-cuda]'`",
+            (f"export LD_LIBRARY_PATH=/usr/local/cuda-{release.cuda}/lib64:$LD_LIBRARY_PATH",),
+            "https://www.tensorflow.org/install/source#gpu",
         )
     elif release is not None:
         fix = Fix(
@@ -133,7 +157,7 @@ def tf_windows_native_gpu_unsupported(facts: Facts, matrix: "Matrix | None") -> 
 
     from ..matrix.solver import NoFit, install_commands, solve, target_from_facts
 
-    target = target_from_facts(facts, matrix=matrix)
+    target = target_from_facts(facts, matrix)
     pythons = last.windows_python or last.python
     py = b.python_minor(facts)
     py_text = f"Python {pythons[0]}–{pythons[-1]}" + (f" (this is Python {py})" if py else "")

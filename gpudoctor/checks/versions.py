@@ -50,7 +50,7 @@ def matrix_unknown_version(facts: Facts, matrix: "Matrix | None") -> Iterator[Fi
 
 
 def driver_too_old_for_cuda_build(facts: Facts, matrix: "Matrix | None") -> Iterator[Finding]:
-    from ..matrix.model import arch_support, try_vtuple
+    from ..matrix.model import arch_support
     from ..matrix.solver import driver_os, driver_verdict
 
     driver = facts.driver
@@ -81,7 +81,7 @@ def driver_too_old_for_cuda_build(facts: Facts, matrix: "Matrix | None") -> Iter
             continue
         # Minor-version compatibility does not cover JIT of PTX newer than the driver: a GPU that this build serves
         # only through PTX needs a driver whose CUDA is at least the build's.
-        if dv.ok and not dv.native and build.arch and dv.driver_cuda and try_vtuple(dv.driver_cuda)[:2] < b.vt(build.cuda)[:2]:
+        if dv.ok and not dv.native and build.arch and b.older_cuda(dv.driver_cuda, build.cuda):
             for gpu in facts.gpus or ():
                 cc = b.gpu_cc(gpu, matrix)
                 if cc and arch_support(build.arch, cc) == "ptx":
@@ -106,23 +106,31 @@ def python_version_no_wheel(facts: Facts, matrix: "Matrix | None") -> Iterator[F
     if matrix is None or py is None:
         return
     native_windows = b.host_os(facts) == "windows" and not b.is_wsl(facts)
+    from ..matrix.model import python_span
+
     for build in b.builds(facts, matrix):
         release = build.torch_release or build.tf_release
         if release is None:
             continue
-        pythons = release.python
+        tf = build.tf_release
+        pythons = matrix.python_for(build.framework, build.version) or release.python  # the wheels' where known
         if py in pythons:
             continue
-        if native_windows and build.tf_release is not None and build.tf_release.windows_python and py in build.tf_release.windows_python:
+        if native_windows and tf is not None and tf.windows_python and py in tf.windows_python:
             continue
-        first, last = pythons[0], pythons[-1]
+        exact = pythons is not release.python  # the published wheels of this exact release said it
+        what = f"{build.framework} {build.version.split('+', 1)[0]}" if exact else f"{build.framework} {release.series}"
+        span = python_span(pythons)
+        evidence, documented = [f"this Python is {facts.host.python}", f"{what} has wheels for Python {span}"], tf.python_documented if tf else ()
+        if documented and py in documented:
+            evidence.append(f"TensorFlow's tested-build table lists Python {python_span(documented)}, but no {py} wheel of it was published")
         yield Finding(
             "python-version-no-wheel", Severity.ERROR, build.section,
-            f"Python {py} has no wheel of {build.framework} {release.series}",
-            (f"this Python is {facts.host.python}", f"{build.framework} {release.series} has wheels for Python {first}–{last}"),
+            f"Python {py} has no wheel of {what}",
+            tuple(evidence),
             b.install_fix(
                 facts, matrix, build.framework, f"Use a {build.framework} release with wheels for Python {py}",
-                f"or use Python {first}–{last} for {build.framework} {release.series}",
+                f"or use Python {span} for {what}",
             ),
         )
 

@@ -7,6 +7,9 @@ Subcommands are imported lazily (only the one that runs is loaded), because star
 from __future__ import annotations
 
 import importlib
+import os
+import sys
+from typing import NoReturn
 
 import click
 
@@ -36,6 +39,18 @@ class LazyGroup(click.Group):
             return None  # a command still being built: not offered
         return getattr(module, attr)
 
+    def invoke(self, ctx: click.Context):
+        _tolerant_streams()
+        try:
+            return super().invoke(ctx)
+        except (click.exceptions.ClickException, click.exceptions.Exit, click.exceptions.Abort, SystemExit,
+                KeyboardInterrupt):
+            raise
+        except (Exception, RecursionError) as exc:  # noqa: BLE001 - the last net: one line and exit 3, no traceback
+            if os.environ.get("GPUDOCTOR_DEBUG"):
+                raise
+            fail(f"gpudoctor itself failed ({type(exc).__name__}: {exc}); GPUDOCTOR_DEBUG=1 shows the traceback", 3)
+
     def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
         # Help text from the table, so `gpudoctor --help` imports no subcommand.
         with formatter.section("Commands"):
@@ -46,3 +61,24 @@ class LazyGroup(click.Group):
 @click.version_option(__version__, prog_name="gpudoctor")
 def main() -> None:
     """gpudoctor: find out why CUDA is not available, set up an environment that works, and prove it trains."""
+
+
+def fail(message: object, code: int = 2) -> NoReturn:
+    """The one way a command reports an error: ``gpudoctor: error: ...`` (one sanitised line, capped) on stderr, then
+    the exit code (model.ExitCode: 2 usage or unreadable input, 3 gpudoctor itself failed)."""
+    from ..errors import error_line
+
+    click.echo(error_line(message), err=True)
+    sys.exit(int(code))
+
+
+def _tolerant_streams() -> None:
+    """A terminal or pipe that cannot encode a character (a latin-1 locale, a GPU name with a lone surrogate) must
+    show a replacement, not end the run with UnicodeEncodeError."""
+    for stream in (sys.stdout, sys.stderr):
+        reconfigure = getattr(stream, "reconfigure", None)
+        if reconfigure is not None:
+            try:
+                reconfigure(errors="replace")
+            except (ValueError, OSError):  # a closed or detached stream
+                pass

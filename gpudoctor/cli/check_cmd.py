@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import sys
 from pathlib import Path
+from typing import NoReturn
 
 import click
 
@@ -80,7 +81,9 @@ def _save(facts, path: Path, force: bool) -> None:
         write_files(path.parent, {path.name: facts_to_json(facts)}, force=force)
     except GpuDoctorError as exc:
         _fail(str(exc), ExitCode.USAGE)
-    click.echo(f"gpudoctor: snapshot written to {path}", err=True)
+    from ..render.escape import text
+
+    click.echo(f"gpudoctor: snapshot written to {text(path)}", err=True)
 
 
 def _matrix():
@@ -130,6 +133,7 @@ def _safe(get) -> str:
         return ""
 
 
-def _fail(message: str, code: ExitCode) -> None:
-    click.echo(f"gpudoctor: error: {message}", err=True)
-    sys.exit(int(code))
+def _fail(message: str, code: ExitCode) -> NoReturn:
+    from . import fail
+
+    fail(message, code)

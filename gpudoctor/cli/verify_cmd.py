@@ -95,8 +95,9 @@ def verify(framework: str, tests: tuple[str, ...], device: str, amp: bool | None
     except KeyboardInterrupt:
         raise
     except Exception as exc:  # noqa: BLE001 - gpudoctor itself failed
-        click.echo(f"gpudoctor verify failed: {type(exc).__name__}: {exc}", err=True)
-        sys.exit(int(ExitCode.INTERNAL))
+        from . import fail
+
+        fail(f"verify failed: {type(exc).__name__}: {exc}", ExitCode.INTERNAL)
     if as_json:
         click.echo(to_json(report), nl=False)
     else:

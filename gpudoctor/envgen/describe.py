@@ -50,15 +50,43 @@ def gpu_capability(matrix: Any, name: str) -> str:
 def check_driver_version(text: str) -> str:
     text = text.strip()
     if not _DRIVER.fullmatch(text):
-        raise DescriptionError(f"--driver {text!r}: expected an NVIDIA driver version such as 550.54.15 or 535.104")
+        raise DescriptionError(f"--driver {text!r}: expected an NVIDIA driver version such as 550.54.15, 535.104 or a branch such as 550")
     return text
 
 
-def check_python_version(text: str) -> str:
+def check_python_version(text: str, known: Sequence[str] = ()) -> str:
+    """ "3.11" -> "3.11"; DescriptionError for anything else, and for a Python no release in ``known`` has wheels for."""
     text = text.strip()
     if not _PYTHON.fullmatch(text):
         raise DescriptionError(f"--python {text!r}: expected a Python minor version such as 3.11")
+    if known and text not in known:
+        ordered = sorted(known, key=lambda v: tuple(map(int, v.split("."))))
+        raise DescriptionError(f"--python {text}: no release in the compatibility matrix has wheels for it (it knows {ordered[0]}–{ordered[-1]})")
     return text
+
+
+def known_pythons(matrix: Any) -> tuple[str, ...]:
+    return tuple(sorted({p for r in (*matrix.torch, *matrix.tensorflow) for p in r.python}))
+
+
+def resolve_arch(matrix: Any, os: str, arch: str | None, gpus: Sequence[str], capabilities: Sequence[str]) -> str:
+    """The CPU architecture of a described machine: --arch, else what its GPUs imply (a Jetson or a Grace superchip
+    is aarch64), else x86_64 (arm64 on macOS). Impossible combinations are DescriptionErrors."""
+    from gpudoctor.matrix.solver import normalize_arch
+
+    plat = matrix.platforms
+    jetson = [name for name, cc in zip(gpus, capabilities) if plat and plat.is_jetson(cc)]
+    arm_only = [name for name in gpus if plat and plat.aarch64_only(name)]
+    if arch is None:
+        return "aarch64" if (jetson or arm_only) and os != "darwin" else normalize_arch(None, os)
+    value = normalize_arch(arch, os)
+    if value not in ("x86_64", "aarch64", "arm64"):
+        raise DescriptionError(f"--arch {arch!r}: expected x86_64 or aarch64 (arm64)")
+    if value == "x86_64" and (jetson or arm_only):
+        raise DescriptionError(f"--arch x86_64 with {(jetson or arm_only)[0]!r}: that GPU only comes in aarch64 machines")
+    if os in ("windows", "wsl") and value != "x86_64":
+        raise DescriptionError(f"--os {os} --arch {arch}: gpudoctor targets Windows on x86_64 only (no CUDA builds for Windows on Arm)")
+    return value
 
 
 def target_from_description(
@@ -67,7 +95,7 @@ def target_from_description(
     driver: str | None = None,
     os: str = "linux",
     python: str | None = None,
-    arch: str = "x86_64",
+    arch: str | None = None,
 ) -> Any:
     """A solver Target for a described machine. ``os`` is linux, windows (native), wsl (WSL2: Linux wheels, the
     Windows driver) or darwin. No ``gpus``: a machine without an NVIDIA GPU (the driver is then meaningless)."""
@@ -77,11 +105,16 @@ def target_from_description(
         raise DescriptionError(f"--os {os!r}: expected one of {', '.join(OSES)}")
     if driver is not None and not gpus:
         raise DescriptionError("--driver describes the GPU's driver: give the GPU too (--gpu NAME)")
+    if os == "darwin" and gpus:
+        raise DescriptionError(
+            "--os darwin with --gpu: macOS has no CUDA (no PyTorch or TensorFlow CUDA build runs there); describe the Mac without --gpu"
+        )
     capabilities = tuple(gpu_capability(matrix, name) for name in gpus)
+    arch = resolve_arch(matrix, os, arch, gpus, capabilities)
     return Target(
         os="linux" if os == "wsl" else os,
-        python=check_python_version(python) if python else None,
-        driver_version=check_driver_version(driver) if driver else None,
+        python=check_python_version(python, known_pythons(matrix)) if python is not None else None,
+        driver_version=check_driver_version(driver) if driver is not None else None,
         driver_cuda=None,
         compute_capabilities=capabilities,
         wsl=os == "wsl",
@@ -99,7 +132,9 @@ def summarize_target(target: Any, gpu_names: Sequence[str] = ()) -> str:
             f"GPU with CC {cc}" for cc in ccs
         ]
         parts.append(_collapse(gpus))
-        if target.driver_version:
+        if target.driver_version and "." not in target.driver_version:
+            parts.append(f"NVIDIA driver branch R{target.driver_version}")
+        elif target.driver_version:
             cuda = f" (CUDA {target.driver_cuda})" if target.driver_cuda else ""
             parts.append(f"NVIDIA driver {target.driver_version}{cuda}")
         else:

@@ -2,7 +2,10 @@
 
 The conda, pip and uv files install on the target machine itself. The Dockerfile builds a *Linux* container, so for
 a native-Windows or macOS target it gets its own Choice, solved for Linux with the same GPUs and driver (Docker
-Desktop runs Linux containers in WSL2, where the Windows driver serves the GPU).
+Desktop runs Linux containers in WSL2, where the Windows driver serves the GPU; on a Mac its Linux VM has no NVIDIA
+GPU and the CPU architecture of the Mac). A build that loads CUDA and cuDNN from the system (TensorFlow before
+`and-cuda`: its conda route, or a release with no conda recipe) gets a real nvidia/cuda cuDNN runtime image of that
+CUDA and a Python from the image's own apt archive.
 """
 
 from __future__ import annotations
@@ -22,6 +25,8 @@ class Plan:
     docker_target: Any = None
     docker_choice: Any = None
     skipped: tuple[tuple[str, str], ...] = ()  # (format, why it was not written)
+    docker_image: str | None = None  # the FROM image; None = python:X-slim
+    docker_pip_upgrade: str | None = None  # the image's apt pip is too old: upgrade to this requirement first
 
 
 def expand_formats(formats: Iterable[str]) -> tuple[str, ...]:
@@ -41,8 +46,9 @@ def docker_target_for(target: Any) -> Any:
         return target
     if target.os == "windows":
         return dataclasses.replace(target, os="linux", wsl=True)
-    # macOS: Docker Desktop's Linux VM has no NVIDIA GPU
-    return dataclasses.replace(target, os="linux", wsl=False, driver_version=None, driver_cuda=None, compute_capabilities=())
+    # macOS: Docker Desktop's Linux VM has no NVIDIA GPU, and the Mac's CPU architecture
+    arch = "aarch64" if target.arch == "arm64" else "x86_64"
+    return dataclasses.replace(target, os="linux", wsl=False, driver_version=None, driver_cuda=None, compute_capabilities=(), arch=arch)
 
 
 def make_plan(
@@ -63,14 +69,42 @@ def make_plan(
     if "docker" not in formats:
         return Plan(target, choice, formats)
     docker_target = docker_target_for(target)
-    if docker_target == target:
-        return Plan(target, choice, formats, docker_target, choice)
     try:
-        docker_choice = solve(matrix, docker_target, framework, version, cpu=cpu)
+        docker_choice = choice if docker_target == target else solve(matrix, docker_target, framework, version, cpu=cpu)
+        image = None
+        if docker_choice.conda_packages or docker_choice.variant.endswith("-system"):
+            docker_choice, image = _system_cuda_container(matrix, docker_target, docker_choice, framework, version)
     except NoFit as exc:
         if formats == ("docker",):
             raise
         why = "; ".join(exc.reasons) or str(exc)
         kept = tuple(fmt for fmt in formats if fmt != "docker")
         return Plan(target, choice, kept, docker_target, None, (("docker", f"no build fits a Linux container: {why}"),))
-    return Plan(target, choice, formats, docker_target, docker_choice)
+    return Plan(target, choice, formats, docker_target, docker_choice, docker_image=image.image if image else None,
+                docker_pip_upgrade=image.pip_upgrade if image else None)
+
+
+def _system_cuda_container(matrix: Any, target: Any, choice: Any, framework: str, version: str | None) -> tuple[Any, Any]:
+    """A conda-route (or system-route) choice -> the same release on an nvidia/cuda cuDNN runtime image (CUDA and cuDNN from the image,
+    Python from its apt archive)."""
+    from gpudoctor.matrix.solver import NoFit, solve
+
+    plat = matrix.platforms
+    image = plat.cuda_image(choice.cuda) if plat else None
+    if image is None:
+        raise NoFit(f"gpudoctor knows no nvidia/cuda image with CUDA {choice.cuda} and cuDNN")
+    if choice.python not in image.apt_pythons:
+        choice = solve(matrix, dataclasses.replace(target, python=image.python), framework, choice.version, cpu=False)
+        if choice.python not in image.apt_pythons:
+            raise NoFit(f"{choice.label} has no wheel for the Python of {image.image} ({', '.join(image.apt_pythons)})")
+    framework_pins = tuple(p for p in choice.packages if not p.startswith("nvidia-"))
+    note = (
+        f"the container takes CUDA {choice.cuda} and cuDNN {image.cudnn} from its base image {image.image} (CUDA's own loader path) "
+        f"and Python {choice.python} from the image's Ubuntu; if Docker Hub no longer serves this end-of-life tag, use nvcr.io/nvidia/cuda with the same tag"
+    )
+    docker_choice = dataclasses.replace(
+        choice, variant=f"cuda-{choice.cuda}-system", packages=framework_pins, conda_packages=(), env=(),
+        reasons=tuple(r for r in choice.reasons if "go into the conda environment" not in r),
+        notes=tuple(n for n in choice.notes if "LD_LIBRARY_PATH" not in n and not n.startswith("needs from the system")) + (note,),
+    )
+    return docker_choice, image

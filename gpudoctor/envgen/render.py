@@ -48,6 +48,20 @@ class FileSet:
     invocation: str | None = None
     docker_target_summary: str | None = None  # when the container's machine differs from the target (Windows, macOS)
     warnings: tuple[str, ...] = ()  # what the target's facts hide (facts_warnings): headed "Warning:" in every file
+    docker_image: str | None = None  # the Dockerfile's FROM image when the build needs system CUDA (None: python:X-slim)
+    docker_name: str | None = None  # the image name (default: named after what the Dockerfile installs)
+    docker_pip_upgrade: str | None = None  # upgrade the base image's apt pip to this requirement first ("pip<21")
+
+
+# gpudoctor itself goes into every environment it writes, so that `gpudoctor verify` there tests that environment's
+# interpreter (verify runs its tests with sys.executable). It needs Python >= 3.10.
+GPUDOCTOR_MIN_PYTHON = (3, 10)
+
+
+def gpudoctor_requirement(python: str) -> str | None:
+    """ "gpudoctor==0.1.0" for an environment gpudoctor can run in, None below Python 3.10."""
+    parts = tuple(int(p) for p in python.split(".")[:2])
+    return f"gpudoctor=={__version__}" if parts >= GPUDOCTOR_MIN_PYTHON else None
 
 
 def default_env_name(choice: Any) -> str:
@@ -97,12 +111,25 @@ def header_lines(fileset: FileSet, choice: Any, filename: str) -> list[str]:
         lines.append(f"Wheel index: {choice.index_url}")
     if choice.conda_packages:
         lines.append(f"From conda-forge: {', '.join(choice.conda_packages)}")
+    if choice.variant.endswith("-system") and choice.cuda and not (filename == FILENAMES["docker"] and fileset.docker_image):
+        lines.append(f"Needs from the system: CUDA {choice.cuda} and a cuDNN for it (pip installs only the Python packages)")
+    for key, value in getattr(choice, "env", ()):
+        lines.append(f"Needs in the environment: {key}={value}")
+    own = gpudoctor_requirement(choice.python)
+    if own:
+        lines.append(f"Also installs {own}, so that `gpudoctor verify` inside this environment tests it")
+    else:
+        lines.append(f"gpudoctor needs Python >= 3.10, so it cannot run inside this Python {choice.python} environment: check it with the smoke test")
     if choice.reasons:
         lines.append("Why:")
         lines.extend(f"  - {_one_line(reason)}" for reason in choice.reasons)
     if choice.notes:
         lines.append("Notes:")
         lines.extend(f"  - {_one_line(note)}" for note in choice.notes)
+    skipped = getattr(choice, "skipped", ())
+    if skipped:
+        lines.append("Not chosen:")
+        lines.extend(f"  - {_one_line(why)}" for why in skipped)
     return lines
 
 
@@ -127,15 +154,25 @@ def requirement_names(requirements: Iterable[str]) -> list[str]:
 def context(fileset: FileSet, fmt: str, choice: Any | None = None) -> dict[str, Any]:
     choice = choice if choice is not None else fileset.choice
     gpu = _is_gpu_build(choice)
-    requirements = list(choice.packages)
+    requirements = [*choice.packages, *getattr(choice, "pins", ())]
     options = pip_options(choice)
     docker_lines = [" ".join(shlex.quote(part) for part in option.split(" ", 1)) for option in options]
     docker_lines += [shlex.quote(req) for req in requirements]
+    own = gpudoctor_requirement(choice.python)
+    base_image = fileset.docker_image if fmt == "docker" and fileset.docker_image else None
+    image = (fileset.docker_name or default_env_name(choice)).lower()
     return {
+        "own_requirement": own,
+        "pip_own": own if own and not choice.index_url else None,
+        "base_image": base_image or f"python:{choice.python}-slim",
+        "apt_python": f"python{choice.python}" if base_image else None,
+        "pip_upgrade": shlex.quote(fileset.docker_pip_upgrade) if base_image and fileset.docker_pip_upgrade else None,
+        "python_cmd": f"python{choice.python}" if base_image else "python",
+        "env_vars": [f"{key}={value}" for key, value in getattr(choice, "env", ())],
         "gpudoctor_version": __version__,
         "header": header_lines(fileset, choice, FILENAMES[fmt]),
         "name": fileset.name,
-        "image": fileset.name.lower(),
+        "image": image,
         "framework": choice.framework,
         "framework_label": _FRAMEWORK_LABEL.get(choice.framework, choice.framework),
         "version": choice.version,
@@ -153,8 +190,8 @@ def context(fileset: FileSet, fmt: str, choice: Any | None = None) -> dict[str, 
         "channels": list(CONDA_CHANNELS),
         "conda_dependencies": [f"python={choice.python}", "pip", *choice.conda_packages],
         "docker_pip_lines": docker_lines,
-        "docker_needs_system_cuda": choice.variant.endswith("-system"),
-        "smoke_command": json.dumps(["python", "-c", _SMOKE.get(choice.framework, "print('ok')")]),
+        "docker_needs_system_cuda": bool(base_image),
+        "smoke_command": json.dumps([f"python{choice.python}" if base_image else "python", "-c", _smoke(choice)]),
     }
 
 
@@ -172,15 +209,22 @@ def render_files(fileset: FileSet, formats: Sequence[str]) -> dict[str, str]:
     return {FILENAMES[fmt]: render(fileset, fmt) for fmt in formats}
 
 
-def next_commands(fmt: str, path: str, name: str, choice: Any, directory: str = ".") -> list[str]:
+def next_commands(fmt: str, path: str, name: str, choice: Any, directory: str = ".", windows: bool = False) -> list[str]:
     """What to run after writing a file (printed by the CLI)."""
+    own = gpudoctor_requirement(choice.python)
+    after = [f"pip install {own}"] if own and choice.index_url and fmt in ("conda", "pip") else []
+    env = [f"conda env config vars set {key}=\"{value}\" && conda activate {name}" for key, value in getattr(choice, "env", ())]
     if fmt == "conda":
-        return [f"conda env create -f {shlex.quote(path)}", f"conda activate {name}"]
+        return [f"conda env create -f {shlex.quote(path)}", f"conda activate {name}", *env, *after]
     if fmt == "pip":
-        return [
-            f"python{choice.python} -m venv .venv && . .venv/bin/activate",
-            f"pip install -r {shlex.quote(path)}",
-        ]
+        conda = [f"conda create -n {name} -c conda-forge python={choice.python} {' '.join(choice.conda_packages)} && conda activate {name}"] if choice.conda_packages else []
+        if conda:
+            venv = []
+        elif windows:
+            venv = [f"py -{choice.python} -m venv .venv && .venv\\Scripts\\activate"]
+        else:
+            venv = [f"python{choice.python} -m venv .venv && . .venv/bin/activate"]
+        return [*conda, *venv, f"pip install -r {shlex.quote(path)}", *env, *after]
     if fmt == "docker":
         gpus = "--gpus all " if _is_gpu_build(choice) else ""
         return [f"docker build -t {name.lower()} {shlex.quote(directory)}", f"docker run {gpus}--rm -it {name.lower()}"]
@@ -192,12 +236,24 @@ def next_commands(fmt: str, path: str, name: str, choice: Any, directory: str = 
 # ---------------------------------------------------------------------------------------------------------------
 
 
+def _smoke(choice: Any) -> str:
+    """The container's check command; tf.config.list_physical_devices came with TensorFlow 2.1."""
+    if choice.framework == "tensorflow" and tuple(int(p) for p in choice.version.split(".")[:2]) < (2, 1):
+        return "import tensorflow as tf; print('tensorflow', tf.__version__, 'GPU available:', tf.test.is_gpu_available())"
+    return _SMOKE.get(choice.framework, "print('ok')")
+
+
 def _is_gpu_build(choice: Any) -> bool:
     return choice.variant != "cpu" and (choice.cuda is not None or choice.variant == "and-cuda")
 
 
 def _one_line(text: str) -> str:
-    return " ".join(str(text).split())
+    """One printable line: whitespace runs (newlines included) collapse to a space, other control characters -> "?"
+    (GPU names come from --gpu or a snapshot: untrusted text must not inject lines or escapes into a file)."""
+    return "".join(ch if ch.isprintable() else "?" for ch in " ".join(str(text).split()))
+
+
+one_line = _one_line
 
 
 def yaml_scalar(value: Any) -> str:

@@ -44,9 +44,11 @@ def write_files(directory: Path | str, files: Mapping[str, str], force: bool = F
         if clash:
             others = f" (and {len(clash) - 1} more)" if len(clash) > 1 else ""
             raise OutputExistsError(f"{clash[0]} already exists{others}: not overwritten (use --force to replace it)")
+    made = [p for p in (directory, *directory.parents) if not p.exists()]  # deepest first: removed again on failure
     try:
         directory.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
+        _remove_dirs(made)
         raise OutputError(f"cannot create {directory}: {exc.strerror or exc}") from None
 
     created: list[Path] = []
@@ -62,9 +64,19 @@ def write_files(directory: Path | str, files: Mapping[str, str], force: bool = F
                 path.unlink()
             except OSError:
                 pass
+        _remove_dirs(made)
         raise
     _fsync_dir(directory)
     return paths
+
+
+def _remove_dirs(made: list[Path]) -> None:
+    """Remove the directories this run created (deepest first), so a failed run leaves no empty directory behind."""
+    for path in made:
+        try:
+            path.rmdir()
+        except OSError:
+            pass
 
 
 def _write_one(path: Path, text: str, force: bool) -> None:

@@ -21,12 +21,17 @@ def merge(observations: Iterable[Observation]) -> Facts:
     contradictions: list[Contradiction] = []
     kept: dict[str, Observation] = {}
     appended: dict[str, int] = {}
-    for obs in sorted(observations, key=lambda o: (o.input, o.line)):
+    printed_lists: set[str] = set()
+    for obs in sorted(observations, key=lambda o: (o.input, o.stated, o.line)):
         if obs.key.endswith("[]"):
             base = obs.key[:-2]
             index = appended.get(base, 0)
             if _same_item_seen(tree, base, obs.value):
                 continue
+            if obs.stated and base in printed_lists:
+                continue  # a list a command printed (the cuDNN files found) is not extended by what a form says
+            if not obs.stated:
+                printed_lists.add(base)
             appended[base] = index + 1
             key = f"{base}[{index}]"
             _set(tree, key, obs.value)
@@ -37,9 +42,9 @@ def merge(observations: Iterable[Observation]) -> Facts:
             kept[obs.key] = obs
             _set(tree, obs.key, obs.value)
             provenance[obs.key] = obs.where
-        elif not _agree(earlier.value, obs.value):
+        elif not _agree(earlier.value, obs.value, loose=obs.key.endswith((".name", "os_release"))):
             contradictions.append(Contradiction(obs.key, _show(earlier.value), earlier.where, _show(obs.value), obs.where))
-        elif _more_precise(obs.value, earlier.value):
+        elif not obs.stated and _more_precise(obs.value, earlier.value):
             kept[obs.key] = obs  # "535.54.03" after "535.54": the same fact, said more exactly
             _set(tree, obs.key, obs.value)
             provenance[obs.key] = obs.where
@@ -91,9 +96,15 @@ def _norm(value: Any) -> Any:
     return value
 
 
-def _agree(a: Any, b: Any) -> bool:
+def _agree(a: Any, b: Any, loose: bool = False) -> bool:
     if _norm(a) == _norm(b):
         return True
+    if loose and isinstance(a, str) and isinstance(b, str):
+        # names people type and names tools print: "RTX 2060" / "NVIDIA GeForce RTX 2060", "Ubuntu 18.04" /
+        # "Ubuntu 18.04.1 LTS" are one GPU and one release
+        x, y = _squeezed(a), _squeezed(b)
+        if min(len(x), len(y)) >= 3 and (x in y or y in x):
+            return True
     if isinstance(a, str) and isinstance(b, str):
         x, y = _norm(a), _norm(b)
         # a version said with fewer components ("12.2" and "12.2.140"), or a name nvidia-smi cut ("geforce rtx 3080 ...")
@@ -104,6 +115,13 @@ def _agree(a: Any, b: Any) -> bool:
         x, y = x.removesuffix("...").strip(), y.removesuffix("...").strip()
         return x.startswith(y) or y.startswith(x)
     return False
+
+
+_FILLER = re.compile(r"nvidia|geforce|linux|microsoft|[^a-z0-9]")
+
+
+def _squeezed(text: str) -> str:
+    return _FILLER.sub("", text.lower())
 
 
 def _more_precise(new: Any, old: Any) -> bool:

@@ -17,6 +17,9 @@ class Observation:
     reader: str
     implied: str | None = None  # set when the value is inferred rather than printed: says what was assumed
     input: int = 0  # which of several inputs it came from: an earlier input wins a disagreement
+    # True for what a person wrote in an issue form rather than what a tool printed: within one input, printed
+    # values are kept first, so a stated value never overrides one a command showed (a disagreement is recorded)
+    stated: bool = False
 
     @property
     def where(self) -> str:

@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import MatrixError
+from .keras import load_keras_table
 from .model import (
     CudaMajor,
     CudaRelease,
@@ -28,8 +29,11 @@ from .model import (
 
 __all__ = ["Matrix", "MatrixError", "load_matrix", "MATRIX_FILES"]
 
-MATRIX_FILES = ("cuda.toml", "torch.toml", "tensorflow.toml", "cudnn.toml", "gpus.toml")
+MATRIX_FILES = ("cuda.toml", "torch.toml", "tensorflow.toml", "cudnn.toml", "gpus.toml", "keras.toml")
 _DATE_RE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
+
+
+from .platforms import load_platforms  # noqa: E402  (platforms.toml: macOS, aarch64, Jetson, base images)
 
 
 def load_matrix(directory: Path | None = None) -> Matrix:
@@ -43,6 +47,12 @@ def load_matrix(directory: Path | None = None) -> Matrix:
 
 @lru_cache(maxsize=8)
 def _load(directory: Path) -> Matrix:
+    from .cache import cached
+
+    return cached(directory, _parse_and_validate)
+
+
+def _parse_and_validate(directory: Path) -> Matrix:
     try:
         import tomllib
     except ModuleNotFoundError:  # Python 3.10
@@ -87,9 +97,48 @@ def _load(directory: Path) -> Matrix:
         cudnn=tuple(sorted((_cudnn_release(t) for t in cudnn.tables("release")), key=lambda r: vtuple(r.version))),
         gpus=tuple(_gpu(t) for t in gpus.tables("cc")),
         reviewed_by_file=reviewed,
+        keras=load_keras_table(_Reader("keras.toml", docs["keras.toml"], "")),
+        platforms=load_platforms(directory, tomllib),
     )
     _cross_check(matrix)
-    return matrix
+    return _with_wheels_and_rules(matrix, directory, tomllib)
+
+
+def _with_wheels_and_rules(matrix: Matrix, directory: Path, tomllib) -> Matrix:
+    """Add matrices/wheels.toml (what the published wheels say: the rows' Pythons become the wheels' where they
+    differ, the table's stay in ``python_documented``) and matrices/known_broken.toml. Both files are optional."""
+    import dataclasses
+
+    from .broken import BROKEN_FILE, parse_rules
+    from .wheels import WHEELS_FILE, check_consistent, effective_python, parse_overlay
+
+    docs = {}
+    for name in (WHEELS_FILE, BROKEN_FILE):
+        path = directory / name
+        if not path.exists():
+            continue
+        try:
+            with path.open("rb") as fh:
+                docs[name] = tomllib.load(fh)
+        except tomllib.TOMLDecodeError as exc:
+            raise MatrixError(f"{path}: not valid TOML ({exc})") from None
+    changes: dict[str, Any] = {}
+    if WHEELS_FILE in docs:
+        overlay = parse_overlay(docs[WHEELS_FILE], lambda data, where: _Reader(WHEELS_FILE, data, where))
+        check_consistent(overlay)
+
+        def corrected(release, package: str):
+            python = effective_python(overlay, package, release.versions, release.python)
+            if python == release.python:
+                return release
+            return dataclasses.replace(release, python=python, python_documented=release.python)
+
+        changes["wheels"] = overlay
+        changes["torch"] = tuple(corrected(r, "torch") for r in matrix.torch)
+        changes["tensorflow"] = tuple(corrected(r, r.package) for r in matrix.tensorflow)
+    if BROKEN_FILE in docs:
+        changes["known_broken"] = parse_rules(docs[BROKEN_FILE], lambda data, where: _Reader(BROKEN_FILE, data, where))
+    return dataclasses.replace(matrix, **changes) if changes else matrix
 
 
 # ---------------------------------------------------------------------------------------------------------------
@@ -266,7 +315,11 @@ def _tf_release(t: _Reader) -> TfRelease:
     versions = t.versions("versions")
     if not versions:
         raise t.fail("versions", "must list at least one release")
-    return TfRelease(
+    arch_by_version: dict[str, tuple[str, ...]] = {}
+    if t.has("arch_by_version"):
+        table = t.sub("arch_by_version")
+        arch_by_version = {version: table.arch(version) for version in table.data}
+    release = TfRelease(
         versions=versions,
         python=t.versions("python"),
         cuda=t.version("cuda"),
@@ -281,7 +334,21 @@ def _tf_release(t: _Reader) -> TfRelease:
         and_cuda=t.strs("and_cuda", False),
         cudnn_pin_below_cc=pin,
         sources=t.urls("sources"),
+        tensorflow_gpu_versions=t.versions("tensorflow_gpu_versions") if t.has("tensorflow_gpu_versions") else None,
+        arch_by_version=arch_by_version,
+        arch_note=t.str("arch_note", False),
+        reviewed=_optional_date(t, "reviewed"),
     )
+    listed_keys = (("arch_by_version", tuple(arch_by_version)), ("tensorflow_gpu_versions", release.tensorflow_gpu_versions or ()))
+    for key, listed in listed_keys:
+        stray = [v for v in listed if v not in versions]
+        if stray:
+            raise t.fail(key, f"{', '.join(stray)} not in this row's versions")
+    return release
+
+
+def _optional_date(t: _Reader, key: str) -> str | None:
+    return t.date(key) if t.has(key) else None
 
 
 def _cudnn_release(t: _Reader) -> CudnnRelease:

@@ -9,7 +9,13 @@ from __future__ import annotations
 import functools
 import re
 from dataclasses import dataclass, field
-from typing import Iterable, Mapping
+from typing import TYPE_CHECKING, Iterable, Mapping
+
+if TYPE_CHECKING:
+    from .broken import BrokenRule
+    from .keras import KerasTable
+    from .wheels import WheelOverlay, WheelRelease
+    from .platforms import Platforms
 
 _VERSION_RE = re.compile(r"\d+(?:\.\d+)*")
 
@@ -47,6 +53,21 @@ def _padded(a: tuple[int, ...], b: tuple[int, ...]) -> tuple[tuple[int, ...], tu
     return a + (0,) * (n - len(a)), b + (0,) * (n - len(b))
 
 
+def python_span(pythons: Iterable[str]) -> str:
+    """("2.7", "3.3", "3.4", "3.5") -> "2.7, 3.3–3.5": consecutive minors of one major as a range, majors apart."""
+    ordered = sorted(set(pythons), key=vtuple)
+    if not ordered:
+        return "none"
+    groups: list[list[str]] = []
+    for p in ordered:
+        last = groups[-1][-1] if groups else None
+        if last and vtuple(last)[0] == vtuple(p)[0] and vtuple(p)[1:2] == (vtuple(last)[1] + 1,):
+            groups[-1].append(p)
+        else:
+            groups.append([p])
+    return ", ".join(g[0] if len(g) == 1 else f"{g[0]}–{g[-1]}" for g in groups)
+
+
 def local_tag(version: str) -> str | None:
     """"2.7.1+cu128" -> "cu128"; "2.6.0" -> None."""
     return version.split("+", 1)[1].strip() if "+" in version else None
@@ -62,8 +83,8 @@ def cuda_tag(cuda: str) -> str:
 # GPU architectures: "sm_86" (SASS), "compute_90" (PTX), "sm_90a" (arch-specific), "sm_100f" (family),
 # and TORCH_CUDA_ARCH_LIST style "8.6" / "8.6+PTX".
 
-_ARCH_RE = re.compile(r"^(sm|compute)_(\d+)([af]?)$")
-_CC_RE = re.compile(r"^(\d+)\.(\d+)(\+ptx)?$")
+_ARCH_RE = re.compile(r"^(sm|compute)_(\d{1,6})([af]?)$")  # bounded: int() of 4,300+ digits raises
+_CC_RE = re.compile(r"^(\d{1,4})\.(\d{1,4})(\+ptx)?$")
 
 
 @dataclass(frozen=True)
@@ -100,18 +121,26 @@ def cc_tuple(cc: str) -> tuple[int, int]:
     return (parts[0], parts[1] if len(parts) > 1 else 0)
 
 
+# Integrated (Tegra) GPUs: Jetson TK1 3.2, Nano/TX1 5.3, TX2 6.2, Xavier 7.2, Orin 8.7. CUDA C++ Programming Guide,
+# "Binary Compatibility": a cubin for X.y runs on X.z with z >= y, but "Binary compatibility is supported only for the
+# desktop. It is not supported for Tegra. Also, the binary compatibility between desktop and Tegra is not supported."
+# So a Tegra GPU runs only SASS of its own compute capability (PTX still JIT-compiles). Reviewed 2026-11-24.
+TEGRA_CCS = frozenset({(3, 2), (5, 3), (6, 2), (7, 2), (8, 7)})
+
+
 def arch_support(arch_list: Iterable[str], cc: str) -> str | None:
     """How a build with ``arch_list`` runs on a GPU of compute capability ``cc``: "sass" (native code), "ptx"
     (JIT-compiled from PTX on first start) or None (no kernel image for it)."""
     gpu = cc_tuple(cc)
+    tegra = gpu in TEGRA_CCS
     ptx = False
     for raw in arch_list:
         for entry in parse_arch(raw):
             if entry.kind == "sass":
-                if entry.suffix == "a":
+                if entry.suffix == "a" or tegra:
                     if entry.cc == gpu:
                         return "sass"
-                elif entry.cc[0] == gpu[0] and entry.cc[1] <= gpu[1]:
+                elif entry.cc[0] == gpu[0] and entry.cc[1] <= gpu[1] and entry.cc not in TEGRA_CCS:
                     return "sass"
             elif entry.suffix == "a":
                 ptx = ptx or entry.cc == gpu
@@ -199,6 +228,7 @@ class TorchRelease:
     torchaudio: str | None = None
     torchaudio_pins: Mapping[str, str] = field(default_factory=dict)
     sources: tuple[str, ...] = ()
+    python_documented: tuple[str, ...] = ()  # the table's Pythons where the wheels (matrices/wheels.toml) differ
 
     @property
     def series(self) -> str:
@@ -245,6 +275,29 @@ class TfRelease:
     and_cuda: tuple[str, ...] = ()  # nvidia-* requirements of the `and-cuda` extra (from 2.14)
     cudnn_pin_below_cc: tuple[str, str] | None = None  # (cc, requirement): pin cuDNN for GPUs below cc
     sources: tuple[str, ...] = ()
+    python_documented: tuple[str, ...] = ()  # the table's Pythons where the wheels (matrices/wheels.toml) differ
+    # Versions whose plain `tensorflow` distribution carries CUDA; None: all of them. Before 1.15 (and again in 2.0)
+    # `tensorflow` was CPU-only and the GPU build was `tensorflow-gpu` (`package`).
+    tensorflow_gpu_versions: tuple[str, ...] | None = None
+    arch_by_version: Mapping[str, tuple[str, ...]] = field(default_factory=dict)  # older patches built differently
+    arch_note: str | None = None  # what the list does not say (e.g. SASS present for only some kernels)
+    reviewed: str | None = None
+
+    def arch_for(self, version: str | None) -> tuple[str, ...] | None:
+        """The compiled architectures of this exact release (1.12.0 differs from 1.12.3)."""
+        return self.arch_by_version.get(version or "", self.arch)
+
+    def tensorflow_has_gpu(self, version: str) -> bool | None:
+        """Whether the plain `tensorflow` distribution of ``version`` is a CUDA build (None: a patch release the row
+        does not list, in a series where it differs between patches)."""
+        gpu = self.tensorflow_gpu_versions
+        if gpu is None:
+            return True
+        if version in self.versions:
+            return version in gpu
+        if not gpu:
+            return False
+        return True if set(gpu) == set(self.versions) else None
 
     @property
     def series(self) -> str:
@@ -311,6 +364,36 @@ class Matrix:
     torch_numpy2_since: str = "2.3.0"  # the first release built against NumPy 2 (matrices/torch.toml)
     tf_numpy2_since: str = "2.18.0"
     reviewed_by_file: Mapping[str, str] = field(default_factory=dict)
+    platforms: "Platforms | None" = None  # matrices/platforms.toml (None: a hand-built matrix without it)
+    wheels: "WheelOverlay | None" = None  # what the published wheels say (matrices/wheels.toml)
+    known_broken: tuple["BrokenRule", ...] = ()  # matrices/known_broken.toml
+    keras: "KerasTable | None" = None  # matrices/keras.toml (gpudoctor.matrix.keras)
+
+    # -- published wheels ---------------------------------------------------------------------------------------
+
+    def wheel(self, package: str, version: str) -> "WheelRelease | None":
+        """What the published wheel of an exact release says (None where the overlay has not audited it)."""
+        return self.wheels.get(package, version) if self.wheels is not None else None
+
+    def framework_wheel(self, framework: str, version: str) -> "WheelRelease | None":
+        if framework == "torch":
+            return self.wheel("torch", version)
+        release = self.tf_release(version)
+        package = release.package if release else "tensorflow"
+        return self.wheel(package, version) or self.wheel("tensorflow", version) or self.wheel("tensorflow-gpu", version)
+
+    def python_for(self, framework: str, version: str, and_cuda: bool = False) -> tuple[str, ...] | None:
+        """The Pythons that have a Linux wheel of this exact release: the wheel's truth where it was audited, else
+        the table's row (already corrected by the wheels of its other releases). ``and_cuda``: only those on which
+        TensorFlow's and-cuda extra can install. None when the matrix does not know the release."""
+        release = self.torch_release(version) if framework == "torch" else self.tf_release(version)
+        pythons = release.python if release else None
+        wheel = self.framework_wheel(framework, version)
+        if wheel is not None and wheel.python is not None:
+            pythons = wheel.python
+        if and_cuda and wheel is not None and pythons is not None:
+            pythons = tuple(p for p in pythons if p not in wheel.and_cuda_no_wheel)
+        return pythons
 
     # -- CUDA ---------------------------------------------------------------------------------------------------
 
@@ -321,6 +404,12 @@ class Matrix:
         """Minimum driver for every CUDA ``major``.x toolkit through minor-version compatibility (11 and newer)."""
         m = self.cuda_major(major)
         return m.floor(os) if m else None
+
+    def driver_floor(self, cuda: str, os: str = "linux") -> str | None:
+        """The lowest driver that runs a build made with CUDA ``cuda``: the major's minor-version-compatibility floor
+        from CUDA 11 on; before 11 there is no minor-version compatibility, so the toolkit's own driver (NV-MVC)."""
+        major = vtuple(cuda)[0]
+        return self.mvc_floor(major, os) if major >= 11 else self.min_driver(cuda, os)
 
     def cuda_minor_releases(self, cuda: str) -> tuple[CudaRelease, ...]:
         want = vtuple(cuda)[:2]

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import os
 import sys
-from concurrent.futures import ThreadPoolExecutor
 from typing import Any, Callable, Mapping, TypeVar
 
 from ..errors import ProbeFailed
@@ -113,6 +112,8 @@ def _driver_and_gpus(rec: _Recorder, runner: Runner) -> tuple[Driver, tuple[Gpu,
 
 
 def _deepen(rec: _Recorder, runner: Runner, torch: Any, tensorflow: Any) -> tuple[Any, Any]:
+    from concurrent.futures import ThreadPoolExecutor  # imported here: it pulls in logging, which check never needs
+
     from .deep import deepen_tensorflow, deepen_torch, run_child
 
     jobs = {name: build for name, build in (("torch", torch), ("tensorflow", tensorflow)) if build is not None}

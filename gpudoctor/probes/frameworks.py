@@ -46,7 +46,11 @@ def probe_tensorflow(root: Path | None = None, version: str | None = None) -> Te
     root = package_dir("tensorflow") if root is None else root
     if root is None:
         return None
-    info = literal_assignments(root / "python" / "platform" / "build_info.py").get("build_info")
+    values = literal_assignments(root / "python" / "platform" / "build_info.py")
+    info = values.get("build_info")
+    if not isinstance(info, dict) and "is_cuda_build" in values:
+        # TF 1.x (and early 2.x) wrote module-level names: is_cuda_build, cuda_version_number, cudnn_version_number
+        info = {"is_cuda_build": values["is_cuda_build"], "cuda_version": values.get("cuda_version_number"), "cudnn_version": values.get("cudnn_version_number")}
     if not isinstance(info, dict):
         raise ProbeFailed(f"{root / 'python/platform/build_info.py'} has no build_info")
     capabilities = info.get("cuda_compute_capabilities")

@@ -23,6 +23,7 @@ RELEVANT_ENV = (
     "VIRTUAL_ENV",
     "PYTORCH_CUDA_ALLOC_CONF",
     "TF_FORCE_GPU_ALLOW_GROWTH",
+    "TF_USE_LEGACY_KERAS",  # tf.keras is tf-keras (Keras 2) instead of Keras 3 (TensorFlow 2.15+)
     "XLA_FLAGS",
     "CUDA_FORCE_PTX_JIT",
 )

@@ -63,7 +63,10 @@ def parse_nvidia_smi_xml(text: str) -> tuple[Driver, tuple[Gpu, ...]]:
         raise ProbeFailed(f"nvidia-smi -q -x output is not valid XML: {exc}") from None
     if root.tag != "nvidia_smi_log":
         raise ProbeFailed(f"nvidia-smi -q -x output is not an nvidia-smi log: its root element is <{root.tag}>")
-    driver = Driver(version=_version(_text(root, "driver_version")), cuda_version=_version(_text(root, "cuda_version")))
+    # Drivers 610 and later renamed "Driver Version" to "KMD Version" and "CUDA Version" to "CUDA UMD Version" (the
+    # -q labels, and the XML elements named after them); either spelling is read, the older first.
+    driver = Driver(version=_version(_text(root, "driver_version") or _text(root, "kmd_version")),
+                    cuda_version=_version(_text(root, "cuda_version") or _text(root, "cuda_umd_version")))
     # attached_gpus is not trusted for the count: a trimmed or partial log can claim more GPUs than it lists.
     return driver, tuple(_gpu(index, node) for index, node in enumerate(root.findall("gpu")))
 
@@ -166,7 +169,11 @@ def _value(text: str | None) -> str | None:
     if text is None:
         return None
     text = " ".join(text.split())
-    return None if text.lower() in _PLACEHOLDERS else text
+    # "[N/A]", "[Not Supported]", "[Insufficient Permissions]", "[Unknown Error]" and any other bracketed note is
+    # nvidia-smi saying it could not read the value: unknown, never the value.
+    if text.lower() in _PLACEHOLDERS or (text.startswith("[") and text.endswith("]")):
+        return None
+    return text
 
 
 def _int(text: str | None) -> int | None:

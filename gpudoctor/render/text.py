@@ -7,10 +7,13 @@ from __future__ import annotations
 from typing import Callable
 
 from .. import __version__
+from . import escape
 from ..model import Finding, Report, Section, SectionResult, Severity, Status
 from .facts_lines import section_facts
 
 Style = Callable[[str, str], str]  # (text, role) -> text; role is a severity label or "dim"/"bold"
+Escape = Callable[[object], str]  # untrusted text -> text safe for the output format (render/escape.py)
+_t = escape.text
 
 SYMBOLS = {Severity.OK: "✓", Severity.INFO: "•", Severity.WARNING: "!", Severity.ERROR: "✗"}
 STATUS_SYMBOLS = {Status.OK: "✓", Status.NOTE: "•", Status.WARNING: "!", Status.ERROR: "✗", Status.NOT_APPLICABLE: "-",
@@ -26,26 +29,26 @@ def plain(text: str, role: str) -> str:
 
 
 def render_text(report: Report, verbose: bool = False, style: Style = plain) -> str:
-    out: list[str] = [style(f"gpudoctor {__version__}", "bold") + f" — {report.source}"
-                      + (f" · matrix reviewed {report.matrix_reviewed}" if report.matrix_reviewed else ""), ""]
+    out: list[str] = [style(f"gpudoctor {__version__}", "bold") + f" — {_t(report.source)}"
+                      + (f" · matrix reviewed {_t(report.matrix_reviewed)}" if report.matrix_reviewed else ""), ""]
     lead = cause_lines(report)
     if lead:
         out += [style(lead[0], "bold"), *lead[1:], ""]
     for result in section_results(report):
         section = result.section
         findings = [f for f in report.findings if f.section == section]
-        facts = section_facts(report.facts, section)
-        headline = "" if findings else f": {_headline(result, facts)}"
+        facts = [_t(line) for line in section_facts(report.facts, section)]
+        headline = "" if findings else f": {_t(_headline(result, facts))}"
         out.append(style(f"[{STATUS_SYMBOLS[result.status]}] {section.value}", _STATUS_ROLES[result.status]) + headline)
         for finding in findings:
             out.extend(_finding_lines(finding, verbose, style, report.primary))
         if verbose:
             out.extend(style(f"      {line}", "dim") for line in (facts if findings else facts[1:]))
     for crash in report.crashes:
-        out.append(style(f"[{CRASH_SYMBOL}] check {crash.check} crashed: {crash.error}", "error"))
+        out.append(style(f"[{CRASH_SYMBOL}] check {_t(crash.check)} crashed: {_t(crash.error)}", "error"))
     if verbose and report.facts.provenance:
         out += ["", style("Where each fact was read:", "bold")]
-        out += [style(f"  {key}: {where}", "dim") for key, where in report.facts.provenance.items()]
+        out += [style(f"  {_t(key)}: {_t(where)}", "dim") for key, where in report.facts.provenance.items()]
     out += ["", summary_line(report)]
     return "\n".join(out) + "\n"
 
@@ -59,18 +62,18 @@ def section_results(report: Report) -> tuple[SectionResult, ...]:
     return sections(report.findings, report.facts)
 
 
-def cause_lines(report: Report) -> list[str]:
-    """"Cause: ..." and what it explains, when one finding leads."""
+def cause_lines(report: Report, esc: Escape = _t) -> list[str]:
+    """"Cause: ..." and what it explains, when one finding leads; every value through ``esc``."""
     if not report.primary:
         return []
     finding = next((f for f in report.findings if f.id == report.primary), None)
     if finding is None:
         return []
-    lines = [f"Cause: {finding.title}  [{finding.id}]"]
+    lines = [f"Cause: {esc(finding.title)}  [{esc(finding.id)}]"]
     if finding.explains:
-        lines.append(f"  it also explains: {', '.join(finding.explains)}")
+        lines.append(f"  it also explains: {', '.join(esc(e) for e in finding.explains)}")
     if finding.fix:
-        lines.append(f"  fix: {finding.fix.summary}")
+        lines.append(f"  fix: {esc(finding.fix.summary)}")
     return lines
 
 
@@ -84,21 +87,21 @@ def _headline(result: SectionResult, facts: list[str]) -> str:
 
 def _finding_lines(finding: Finding, verbose: bool, style: Style, primary: str | None) -> list[str]:
     marker = "  ← cause" if finding.id == primary else ""
-    lines = [f"    {style(SYMBOLS[finding.severity], finding.severity.label)} {finding.title}  " + style(f"[{finding.id}]", "dim") + marker]
+    lines = [f"    {style(SYMBOLS[finding.severity], finding.severity.label)} {_t(finding.title)}  " + style(f"[{_t(finding.id)}]", "dim") + marker]
     # Info and ok evidence is detail; warnings and errors always show why and how to fix.
     if finding.severity >= Severity.WARNING or verbose:
-        lines += [f"        {line}" for line in finding.evidence]
+        lines += [f"        {_t(line)}" for line in finding.evidence]
         if finding.explains:
-            lines.append(f"        explains: {', '.join(finding.explains)}")
+            lines.append(f"        explains: {', '.join(_t(e) for e in finding.explains)}")
     if finding.fix and (finding.severity >= Severity.WARNING or verbose):
-        lines.append("        " + style("fix:", "bold") + f" {finding.fix.summary}")
-        lines += [f"          $ {command}" for command in finding.fix.commands]
+        lines.append("        " + style("fix:", "bold") + f" {_t(finding.fix.summary)}")
+        lines += [f"          $ {_t(command)}" for command in finding.fix.commands]
         if finding.fix.url:
-            lines.append(f"          see {finding.fix.url}")
+            lines.append(f"          see {_t(finding.fix.url)}")
     return lines
 
 
-def summary_line(report: Report) -> str:
+def summary_line(report: Report, esc: Escape = _t) -> str:
     errors, warnings = report.count(Severity.ERROR), report.count(Severity.WARNING)
     notes = report.count(Severity.INFO)
     parts = [f"{errors} error{'s' if errors != 1 else ''}", f"{warnings} warning{'s' if warnings != 1 else ''}",
@@ -114,7 +117,7 @@ def summary_line(report: Report) -> str:
         verdict = "no problems found"
     line = f"Summary: {verdict} ({', '.join(parts)})."
     if unjudged:
-        line += "\nNot judged: " + "; ".join(f"{r.section.value} ({r.reason})" for r in unjudged) + "."
+        line += "\nNot judged: " + "; ".join(f"{r.section.value} ({esc(r.reason)})" for r in unjudged) + "."
     return line
 
 

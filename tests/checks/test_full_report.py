@@ -26,6 +26,12 @@ EXPECTED = {
     "cuda-visible-devices-wrong": {"gpus-found", "gpu-memory-in-use", "gpu-ecc-uncorrected-errors",
                                    "gpu-pcie-link-narrowed", "cuda-visible-devices-hides-all-gpus"},
     "tf-cpu-shadows-gpu": {"gpus-found", "tf-cpu-package-shadows-gpu"},
+    # TensorFlow 1.x machines (tests/checks/test_tf1_checks.py has the details)
+    "tf114-cpu-package-on-gpu": {"gpus-found", "tf-cpu-package-shadows-gpu"},
+    "tf113-gpu-cuda101-runtime-only": {"gpus-found", "tf-missing-gpu-libs"},
+    "tf114-gpu-driver-396": {"gpus-found", "driver-too-old-for-cuda-build"},
+    "healthy-tf114-gpu": {"gpus-found"},
+    "seed-windows-tf114-quadro": {"gpus-found"},
 }
 
 

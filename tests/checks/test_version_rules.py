@@ -270,6 +270,8 @@ def test_every_problem_has_evidence_and_a_fix(case):
             assert finding.evidence, finding
             assert finding.fix is not None and finding.fix.summary, finding
             assert finding.fix.url, finding
+        if finding.severity is Severity.ERROR:  # an error promises the exact fix: commands, not only advice
+            assert finding.fix.commands, finding
 
 
 def _one(case: str, rule_id: str):
@@ -292,7 +294,8 @@ def test_gke_t4_r470_fix_names_the_build_and_the_driver():
 def test_cu130_needs_r580():
     f = _one("cu130-on-r575", "driver-too-old-for-cuda-build")
     assert "580.65.06" in _text(f)
-    assert "cu128" in f.fix.commands[0] or "cu126" in f.fix.commands[0]
+    # The newest build driver 575 can run: cu128 needs 570.26 (MVC 525.60.13), but torch 2.14's cu128 variant is gone
+    assert f.fix.commands == ("pip install torch==2.14.1 torchvision==0.29.1 --index-url https://download.pytorch.org/whl/cu126",)
 
 
 def test_rtx5090_says_which_build_to_install():

@@ -28,7 +28,7 @@ def one_line_error(result, code: int = 2) -> str:
     assert result.exit_code == code, result.output + result.stderr
     assert result.stdout == ""
     lines = result.stderr.strip().splitlines()
-    assert len(lines) == 1 and lines[0].startswith("gpudoctor env: error: "), result.stderr
+    assert len(lines) == 1 and lines[0].startswith("gpudoctor: error: "), result.stderr
     assert "Traceback" not in result.stderr
     return lines[0]
 
@@ -139,9 +139,9 @@ def test_nothing_fits_json(tmp_path):
     assert data["schema"] == "gpudoctor.env/1"
 
 
-def test_release_the_matrix_does_not_know_is_exit_1(tmp_path):
-    result = run("--framework", "torch", "--framework-version", "9.9", *V100_R580, "-o", str(tmp_path))
-    assert result.exit_code == 1 and "9.9" in result.stdout
+def test_release_the_matrix_does_not_know_is_a_usage_error(tmp_path):
+    line = one_line_error(run("--framework", "torch", "--framework-version", "9.9", *V100_R580, "-o", str(tmp_path)))
+    assert "--framework-version 9.9: torch 9.9 is not in the compatibility matrix" in line
     assert list(tmp_path.iterdir()) == []
 
 
@@ -252,3 +252,108 @@ def test_real_run_on_this_machine(tmp_path):
     assert "Target (this machine)" in proc.stdout
     _, requirements = parsing.requirements_file((tmp_path / "requirements.txt").read_text())
     assert list(parsing.pins(requirements))[0].startswith("tensorflow")
+
+
+# -- issue 10/11: inputs that used to be accepted or mis-read ------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (["--gpu", "RTX 4090", "--python", "3.99"], "--python 3.99: no release in the compatibility matrix has wheels for it"),
+        (["--gpu", "RTX 4090", "--python", ""], "--python '': expected a Python minor version"),
+        (["--gpu", "RTX 4090", "--driver", ""], "--driver '': expected an NVIDIA driver version"),
+        (["--gpu", "RTX 4090", "--framework-version", "9.9"], "torch 9.9 is not in the compatibility matrix"),
+        (["--os", "darwin", "--gpu", "RTX 4090", "--driver", "550.54.15"], "macOS has no CUDA"),
+        (["--gpu", "Jetson AGX Orin", "--arch", "x86_64"], "only comes in aarch64 machines"),
+        (["--os", "windows", "--arch", "aarch64"], "Windows on x86_64 only"),
+    ],
+)
+def test_more_usage_errors(tmp_path, monkeypatch, args, message):
+    monkeypatch.chdir(tmp_path)
+    assert message in one_line_error(run("--framework", "torch", *args))
+    assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize("framework, container", [("torch", "nvcr.io/nvidia/l4t-pytorch"), ("tf", "nvcr.io/nvidia/l4t-tensorflow")])
+def test_jetson_is_refused_with_the_jetpack_route(tmp_path, framework, container):
+    result = run("--framework", framework, "--gpu", "Jetson AGX Orin", "-o", str(tmp_path / "out"))
+    assert result.exit_code == 1, result.output
+    assert "Linux aarch64" in result.stdout and "x86_64" not in result.stdout
+    assert "install-pytorch-jetson-platform" in result.stdout and container in result.stdout
+    assert not (tmp_path / "out").exists()
+
+
+def test_driver_branch_reads_as_the_branch(tmp_path):
+    result = run("--framework", "torch", "--gpu", "A10", "--driver", "550", "--json", "--format", "pip", "-o", str(tmp_path))
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.stdout)
+    assert "NVIDIA driver branch R550" in data["target"]["summary"]
+    assert any("driver R550 supports CUDA 12.4" in r for r in data["choice"]["reasons"])
+
+
+def test_skipped_releases_all_listed_with_verbose(tmp_path):
+    args = ("--framework", "tf", "--gpu", "A100", "--driver", "470.82.01", "--format", "pip")
+    short = run(*args, "-o", str(tmp_path / "a"))
+    full = run(*args, "-v", "-o", str(tmp_path / "b"))
+    assert short.exit_code == full.exit_code == 0
+    assert "more skipped: -v lists them all" in short.stdout
+    for series in ("2.21.0", "2.20.0", "2.19.1", "2.18.1", "2.17.1", "2.16.2", "2.15.1"):
+        assert f"skipped: tensorflow {series} needs CUDA" in full.stdout, series
+
+
+def test_untrusted_gpu_name_cannot_inject_lines(tmp_path):
+    snap = tmp_path / "evil.json"
+    snap.write_text(json.dumps({
+        "schema": "gpudoctor.facts/1",
+        "host": {"os": "linux", "arch": "x86_64", "python": "3.12.3"},
+        "driver": {"version": "580.65.06", "cuda_version": "13.0"},
+        "gpus": [{"index": 0, "name": "RTX 4090\nRUN rm -rf /\x1b[31m\r\n- evil: 1", "compute_capability": "8.9"}],
+    }))
+    result = run("--framework", "torch", "--for", str(snap), "-o", str(tmp_path / "out"))
+    assert result.exit_code == 0, result.output + result.stderr
+    assert "\x1b" not in result.stdout
+    docker = (tmp_path / "out" / "Dockerfile").read_text()
+    assert "\nRUN rm -rf" not in docker and "\x1b" not in docker and "\r" not in docker
+    parsing.environment_yml((tmp_path / "out" / "environment.yml").read_text())
+    assert not any(line.startswith("- evil") for line in (tmp_path / "out" / "requirements.txt").read_text().splitlines())
+
+
+def test_failed_write_leaves_no_empty_directory(tmp_path):
+    blocker = tmp_path / "file"
+    blocker.write_text("x")
+    target = tmp_path / "new" / "deeper"
+    os.chmod(tmp_path, 0o555)
+    try:
+        result = run("--framework", "torch", "--gpu", "A100", "--driver", "580.65.06", "-o", str(target))
+    finally:
+        os.chmod(tmp_path, 0o755)
+    if os.geteuid() == 0:  # root ignores the permission: then the files are written, and that is all
+        assert result.exit_code == 0
+        return
+    one_line_error(result)
+    assert not (tmp_path / "new").exists()
+
+
+def test_tf_114_writes_a_python_37_cuda_100_environment_that_parses(tmp_path):
+    """Issue 10: a pinned TF 1.14 gets tensorflow-gpu 1.14.0 on Python 3.7 with CUDA 10.0 / cuDNN 7.x from conda-forge,
+    the loader path, and a Dockerfile on the CUDA 10.0 cuDNN 7 image."""
+    result = run("--framework", "tf", "--framework-version", "1.14", "--gpu", "GTX 1080 Ti", "--driver", "418.87.00", "-o", str(tmp_path))
+    assert result.exit_code == 0, result.output + result.stderr
+    env = parsing.environment_yml((tmp_path / "environment.yml").read_text())
+    deps = [d for d in env["dependencies"] if isinstance(d, str)]
+    assert deps[0] == "python=3.7" and "cudatoolkit=10.0" in deps
+    (cudnn,) = [d for d in deps if d.startswith("cudnn=")]
+    assert cudnn.split("=")[1].startswith("7.")
+    _, in_conda = parsing.conda_pip_section(env)
+    assert parsing.pins(in_conda)["tensorflow-gpu"] == "1.14.0"
+    _, requirements = parsing.requirements_file((tmp_path / "requirements.txt").read_text())
+    assert parsing.pins(requirements)["tensorflow-gpu"] == "1.14.0"
+    assert "conda install -c conda-forge cudatoolkit=10.0" in (tmp_path / "requirements.txt").read_text()
+    _, in_docker, image = parsing.dockerfile_pip((tmp_path / "Dockerfile").read_text())
+    assert image.startswith("nvidia/cuda:10.0-cudnn7-") and parsing.pins(in_docker)["tensorflow-gpu"] == "1.14.0"
+    assert "python3.7 -m pip install" in (tmp_path / "Dockerfile").read_text()
+    uv = parsing.uv_pyproject((tmp_path / "pyproject-uv.toml").read_text())
+    if uv is not None:
+        assert uv["project"]["requires-python"] == "==3.7.*"
+    assert "LD_LIBRARY_PATH=$CONDA_PREFIX/lib/" in result.stdout

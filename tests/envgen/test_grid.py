@@ -18,6 +18,7 @@ from gpudoctor.envgen.render import FILENAMES, FORMATS, FileSet, default_env_nam
 from gpudoctor.matrix import load_matrix
 from gpudoctor.matrix.solver import NoFit
 
+from .grid_cases import more_cases
 from .parsing import assert_files_mean
 
 TORCH_INDEX = "https://download.pytorch.org/whl/"
@@ -41,6 +42,9 @@ class Case:
     says: tuple[str, ...] = ()  # fragments the reasons + notes must contain
     docker: tuple[str, str] | None = None  # (version, variant) of the Dockerfile's own choice, when it differs
     extra: dict = field(default_factory=dict)
+    arch: str | None = None
+    pin: str | None = None  # --framework-version
+    docker_image: str | None = None  # the Dockerfile's FROM when it is not python:X-slim
 
 
 CASES = [
@@ -56,16 +60,16 @@ CASES = [
          version="2.21.0", variant="and-cuda", packages=("tensorflow[and-cuda]==2.21.0",)),  # 7.5: no cuDNN pin
     Case("v100-r580-torch", "torch", ("Tesla V100-SXM2-16GB",), "580.65.06",
          version="2.14.1", variant="cu126", packages=("torch==2.14.1", "torchvision==0.29.1"),
-         says=("sm_70", "torch 2.15.0+cu130 has no code for compute capability 7.0")),
+         says=("sm_70", "torch 2.15.0+cu130 has no code for compute capability 7.0", "cuDNN 9.10.2.21 (compute capability >= 5.0)")),
     Case("v100-r580-tf", "tensorflow", ("Tesla V100-SXM2-16GB",), "580.65.06",
          version="2.21.0", variant="and-cuda", packages=("tensorflow[and-cuda]==2.21.0", "nvidia-cudnn-cu12==9.3.0.75"),
          says=("cuDNN >= 9.11 no longer supports compute capability < 7.5",)),
     Case("gtx1080-r470-torch", "torch", ("GeForce GTX 1080",), "470.256.02",
          version="2.7.1", variant="cu118", packages=("torch==2.7.1", "torchvision==0.22.1"),
-         says=("supports CUDA 11.4", "driver >= 525.60.13")),
+         says=("supports CUDA 11.4", "driver >= 525.60.13", "ships cuDNN 9.1.0.70 (compute capability >= 5.0)")),
     Case("gtx1080-r470-tf", "tensorflow", ("GeForce GTX 1080",), "470.256.02",
-         version="2.14.1", variant="and-cuda", packages=("tensorflow[and-cuda]==2.14.1",), want_python="3.11",
-         says=("CUDA 11.8",)),
+         version="2.14.1", variant="and-cuda", packages=("tensorflow[and-cuda]==2.14.1",), want_python="3.10",
+         says=("CUDA 11.8", "its `and-cuda` set needs Python <= 3.10 (tensorrt==8.5.3.1 has no newer wheels)")),
     Case("h100-r580-torch", "torch", ("NVIDIA H100 80GB HBM3",), "580.65.06",
          version="2.15.0", variant=("cu130", "cu132"), says=("sm_90",)),
     Case("h100-r580-torch-py310", "torch", ("NVIDIA H100 80GB HBM3",), "580.65.06", python="3.10",
@@ -89,8 +93,8 @@ CASES = [
     Case("wsl-rtx4090-tf", "tensorflow", ("RTX 4090",), "551.86", os="wsl",
          version="2.21.0", variant="and-cuda"),
     Case("macos-torch", "torch", (), None, os="darwin",
-         version="2.15.0", variant="cpu", says=("macOS",), extra={"index": None}, docker=("2.15.0", "cpu")),
-]
+         version="2.15.0", variant="cpu", says=("macOS arm64",), extra={"index": None}, docker=("2.15.0", "cpu")),
+] + more_cases(Case)
 
 
 def _assert_selects(requirements, expected) -> None:
@@ -114,8 +118,8 @@ def matrix():
 
 
 def _plan(matrix, case: Case):
-    target = target_from_description(matrix, case.gpus, case.driver, case.os, case.python)
-    return make_plan(matrix, target, case.framework, None, cpu=case.cpu)
+    target = target_from_description(matrix, case.gpus, case.driver, case.os, case.python, case.arch)
+    return make_plan(matrix, target, case.framework, case.pin, cpu=case.cpu)
 
 
 @pytest.mark.parametrize("case", CASES, ids=[c.id for c in CASES])
@@ -131,9 +135,14 @@ def test_solver_choice(matrix, case):
     if case.want_python:
         assert choice.python == case.want_python
     assert choice.conda_packages == case.conda_packages
-    explained = "\n".join(choice.reasons + choice.notes)
+    explained = "\n".join(choice.reasons + choice.notes + choice.skipped)
     for fragment in case.says:
         assert fragment in explained, explained
+    release = (matrix.torch_release if case.framework == "torch" else matrix.tf_release)(choice.version)
+    assert release is not None and choice.version in release.versions  # every pin is a release the matrix knows
+    assert choice.python in release.python
+    if choice.cuda and case.framework == "torch" and target_arch(matrix, case) == "x86_64":
+        assert release.variant(choice.variant).cuda == choice.cuda
     if case.framework == "torch":
         index = case.extra.get("index", choice.variant)
         assert choice.index_url == (TORCH_INDEX + index if index else None)
@@ -151,12 +160,14 @@ def test_every_template_renders_and_parses(matrix, case):
         assert plan.docker_target.os == "linux"
     else:
         assert plan.docker_choice == plan.choice
+    assert plan.docker_image == case.docker_image
     fileset = FileSet(
-        plan.choice, default_env_name(plan.choice), summarize_target(plan.target, case.gpus), docker_choice=plan.docker_choice
+        plan.choice, default_env_name(plan.choice), summarize_target(plan.target, case.gpus), docker_choice=plan.docker_choice,
+        docker_image=plan.docker_image, docker_pip_upgrade=plan.docker_pip_upgrade,
     )
     files = render_files(fileset, plan.formats)
     assert list(files) == [FILENAMES[f] for f in FORMATS]
-    assert_files_mean(files, plan.choice, docker_choice=plan.docker_choice)
+    assert_files_mean(files, plan.choice, docker_choice=plan.docker_choice, docker_image=plan.docker_image)
 
 
 @pytest.mark.parametrize("case", CASES, ids=[c.id for c in CASES])
@@ -170,6 +181,10 @@ def test_cli_writes_the_same_choice(matrix, case, tmp_path):
         args += ["--python", case.python]
     if case.cpu:
         args.append("--cpu")
+    if case.arch:
+        args += ["--arch", case.arch]
+    if case.pin:
+        args += ["--framework-version", case.pin]
     result = CliRunner().invoke(main, args, catch_exceptions=False)
     assert result.exit_code == 0, result.output + result.stderr
     data = json.loads(result.stdout)
@@ -178,7 +193,13 @@ def test_cli_writes_the_same_choice(matrix, case, tmp_path):
     written = {f["format"]: tmp_path / FILENAMES[f["format"]] for f in data["files"]}
     assert sorted(p.name for p in tmp_path.iterdir()) == sorted(p.name for p in written.values())
     files = {p.name: p.read_text() for p in written.values()}
-    assert_files_mean(files, plan.choice, docker_choice=plan.docker_choice)
+    assert_files_mean(files, plan.choice, docker_choice=plan.docker_choice, docker_image=plan.docker_image)
+    if plan.docker_choice is not None and plan.docker_choice != plan.choice:  # the image is named after what it installs
+        assert f"docker build -t {default_env_name(plan.docker_choice).lower()} " in files["Dockerfile"]
+
+
+def target_arch(matrix, case):
+    return target_from_description(matrix, case.gpus, case.driver, case.os, case.python, case.arch).arch
 
 
 # -- nothing fits ------------------------------------------------------------------------------------------------

@@ -92,3 +92,15 @@ def test_failure_midway_removes_the_files_it_created(tmp_path, monkeypatch):
     with pytest.raises(OutputError):
         write_files(tmp_path, FILES, force=True)
     assert _listing(tmp_path) == ["requirements.txt"]  # the new environment.yml is gone; the replaced file stays
+
+
+def test_a_failed_write_removes_the_directories_it_created(tmp_path, monkeypatch):
+    from gpudoctor.envgen import writer
+
+    def broken(path, text, force):
+        raise writer.OutputError(f"cannot write {path}: disk full")
+
+    monkeypatch.setattr(writer, "_write_one", broken)
+    with pytest.raises(writer.OutputError):
+        writer.write_files(tmp_path / "a" / "b", {"requirements.txt": "x\n"})
+    assert list(tmp_path.iterdir()) == []

@@ -239,3 +239,12 @@ def test_an_ignored_finding_never_leads_the_report():
     assert data["primary"] is None and "torch-cpu-only-build" not in {f["id"] for f in data["findings"]}
     assert {s["section"]: s["status"] for s in data["sections"]}["torch"] == "ok"
     assert result.exit_code == 0
+
+
+def test_a_pasted_pip_failure_on_the_tensorrt_pin_names_the_broken_combination():
+    # The shape of tensorflow/tensorflow#61986: pip's own lines, on Python 3.11.
+    report = judge("Python 3.11.5\n"
+                   "ERROR: Could not find a version that satisfies the requirement tensorrt==8.5.3.1 (from tensorflow[and-cuda]) (from versions: 10.0.1)\n"
+                   "ERROR: No matching distribution found for tensorrt==8.5.3.1\n")
+    assert found(report).get("known-broken-combination") == "error"
+    assert report.primary == "known-broken-combination"

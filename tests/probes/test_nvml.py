@@ -199,6 +199,7 @@ def test_failing_shutdown_does_not_lose_the_facts() -> None:
 
 
 def test_pynvml_not_installed(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(ctypes, "CDLL", lambda *a, **k: None)  # a driver is there; only the binding is missing
     monkeypatch.setitem(sys.modules, "pynvml", None)  # makes `import pynvml` raise ImportError
     with pytest.raises(ProbeFailed) as caught:
         probe_nvml()

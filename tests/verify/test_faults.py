@@ -7,7 +7,7 @@ import time
 
 import pytest
 
-from tests.verify.helpers import check, cli, cli_json, only, torch_sees_a_gpu
+from tests.verify.helpers import check, cli, cli_json, only
 
 FAULT = "GPUDOCTOR_VERIFY_FAULT"
 
@@ -60,8 +60,8 @@ def test_a_loss_that_cannot_fall_fails_learned(framework):
     assert check(result, "placement")["status"] == "passed"
 
 
+@pytest.mark.no_gpu  # states what a machine without a GPU sees
 @pytest.mark.slow
-@pytest.mark.skipif(torch_sees_a_gpu(), reason="this machine has a GPU: --device cuda is expected to work here")
 @pytest.mark.parametrize("framework", ["torch", "tf"])
 def test_device_cuda_without_a_gpu_fails_each_test_plainly(framework):
     result = cli("--framework", framework, "--test", "cnn,lstm", "--device", "cuda")

@@ -20,7 +20,7 @@ def empty_caches(tmp_path, monkeypatch):
 
 @pytest.mark.slow
 @pytest.mark.parametrize("framework, test", CASES)
-def test_trains_for_real_on_the_cpu(framework, test, empty_caches):
+def test_trains_for_real_where_the_framework_sees_a_device(framework, test, empty_caches):
     code, report = cli_json("--framework", framework, "--test", test)
     result = only(report)
     assert code == 0, result

@@ -209,7 +209,7 @@ _PATTERNS: tuple[tuple[re.Pattern[str], Handler, tuple[str, ...]], ...] = tuple(
     (r"Failed to get convolution algorithm\. This is probably because cuDNN failed to initialize|CUDNN_STATUS_NOT_INITIALIZED|CUDNN_STATUS_INTERNAL_ERROR", _simple("cudnn-init-failed"), ('convolution algorithm', 'CUDNN_STATUS')),
     (r"failed call to cuInit: (CUDA_ERROR_\w+)", _simple("cuinit-failed"), ('cuInit',)),
     (r"The detected CUDA version \(([\d.]+)\) mismatches the version that was used to compile\s*PyTorch \(([\d.]+)\)", _nvcc_mismatch, ('detected CUDA version',)),
-    (r"No matching distribution found for (torch|tensorflow(?:-gpu)?|tensorflow-cpu)\s*(?:(?:==|>=|<=|~=)\s*([\w.]+))?", _no_matching, ('No matching distribution',)),
+    (r"No matching distribution found for (torch|tensorflow(?:-gpu)?|tensorflow-cpu|tensorrt(?:-libs|-bindings)?)\s*(?:(?:==|>=|<=|~=)\s*([\w.]+))?", _no_matching, ('No matching distribution',)),
     (r"^\s*Python (\d+\.\d+\.\d+)\s*$", _python_version, ('Python ',)),
     (r"^\s*(?:export\s+|\$\s*)?(CUDA_VISIBLE_DEVICES|NVIDIA_VISIBLE_DEVICES|LD_LIBRARY_PATH|CUDA_HOME|CUDA_PATH|CUDA_FORCE_PTX_JIT)=(\S*)\s*$", _env_var, ('=',)),
     (r"^\s*Linux \S+ (\d+\.\d+\.\d+\S*) #\d+", _uname, ('Linux ',)),

@@ -1,0 +1,240 @@
+"""Keras beside TensorFlow (matrices/keras.toml): typed rows, their loader, and the lookups checks and env use.
+
+Versions are compared with ``packaging`` (PEP 440): the TensorFlow wheels declare their Keras as specifiers such as
+">=2.7.0rc0,<2.8", and installed versions can be pre-releases. Pure data and lookups: no I/O here.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+
+from ..errors import UnknownRelease
+
+if TYPE_CHECKING:
+    from packaging.version import Version
+    from . import _Reader
+    from .model import Matrix
+
+KERAS_FILE = "keras.toml"
+
+
+def parse_version(text: str | None) -> Version | None:
+    """"2.15.0" -> Version; None for None or anything PEP 440 cannot read."""
+    from packaging.version import InvalidVersion, Version
+    if not text:
+        return None
+    try:
+        return Version(text.strip())
+    except InvalidVersion:
+        return None
+
+
+def minor_of(version: Version) -> str:
+    return f"{version.major}.{version.minor}"
+
+
+def admits(spec: str, version: Version) -> bool:
+    """Does the requirement ``spec`` admit ``version`` (pre-releases included, as an installed one can be)?"""
+    from packaging.specifiers import SpecifierSet
+    return SpecifierSet(spec).contains(version, prereleases=True)
+
+
+@dataclass(frozen=True)
+class KerasStandalone:
+    """A release series of the standalone ``keras`` distribution from before TensorFlow pinned it (2.2, 2.3, 2.4)."""
+
+    series: str  # "2.3"
+    kind: str  # "multi-backend" | "tf.keras redirect"
+    tensorflow: str  # PEP 440 specifier of the TensorFlow it supports: ">=1.13,<2.1"
+    note: str | None = None
+    sources: tuple[str, ...] = ()
+
+    @property
+    def multi_backend(self) -> bool:
+        return self.kind == "multi-backend"
+
+    def fits(self, tf: Version) -> bool:
+        return admits(self.tensorflow, tf)
+
+
+@dataclass(frozen=True)
+class KerasForTf:
+    """One TensorFlow minor (2.6 and newer) and the Keras its wheel requires."""
+
+    series: str  # TensorFlow minor: "2.15"
+    wheel: str  # the tensorflow wheel whose METADATA declared ``keras``
+    keras: str  # that requirement, a PEP 440 specifier: ">=2.15.0,<2.16" or ">=3.5.0"
+    tf_keras: str | None = None  # the tf-keras minor for Keras 2 code (TF_USE_LEGACY_KERAS=1); None before 2.15
+    note: str | None = None
+    sources: tuple[str, ...] = ()
+
+    @property
+    def keras3(self) -> bool:
+        """tf.keras is Keras 3: the requirement's lower bound is a Keras 3 release."""
+        from packaging.specifiers import SpecifierSet
+        from packaging.version import Version
+        return any(Version(s.version).major >= 3 for s in SpecifierSet(self.keras) if s.operator in (">=", ">", "==", "~="))
+
+    @property
+    def pin(self) -> str:
+        """The pip requirement that installs the Keras this TensorFlow expects: "keras==2.15.*" or "keras>=3.5.0"."""
+        return f"keras{self.keras}" if self.keras3 else f"keras=={self.series}.*"
+
+    @property
+    def tf_keras_pin(self) -> str | None:
+        return f"tf-keras=={self.tf_keras}.*" if self.tf_keras else None
+
+
+@dataclass(frozen=True)
+class KerasTable:
+    bundled_until: str  # the last TensorFlow minor with tf.keras inside it
+    keras3_since: str  # the first TensorFlow minor whose tf.keras is Keras 3
+    legacy_env: str  # "TF_USE_LEGACY_KERAS"
+    legacy_values: tuple[str, ...]  # the values TensorFlow reads as "use tf-keras"
+    standalone: tuple[KerasStandalone, ...]  # oldest first
+    tensorflow: tuple[KerasForTf, ...]  # oldest first
+    legacy_sources: tuple[str, ...] = ()
+
+    def for_tf(self, version: str | Version | None) -> KerasForTf | None:
+        tf = parse_version(version) if version is None or isinstance(version, str) else version
+        if tf is None:
+            return None
+        return next((r for r in self.tensorflow if r.series == minor_of(tf)), None)
+
+    def bundles(self, version: str | Version | None) -> bool | None:
+        """TensorFlow has tf.keras inside (<= bundled_until); None when the version cannot be read."""
+        from packaging.version import Version
+        tf = parse_version(version) if version is None or isinstance(version, str) else version
+        return None if tf is None else tf.release[:2] <= Version(self.bundled_until).release[:2]
+
+    def standalone_row(self, keras: str | Version | None) -> KerasStandalone | None:
+        k = parse_version(keras) if keras is None or isinstance(keras, str) else keras
+        if k is None:
+            return None
+        return next((r for r in self.standalone if r.series == minor_of(k)), None)
+
+    def standalone_for_tf(self, tf: Version) -> KerasStandalone | None:
+        """The newest standalone series that supports this TensorFlow (for TensorFlow <= bundled_until)."""
+        fits = [r for r in self.standalone if r.fits(tf)]
+        return fits[-1] if fits else None
+
+    def legacy_enabled(self, value: str | None) -> bool:
+        return value in self.legacy_values
+
+    def known_tf(self) -> str:
+        return f"{self.tensorflow[0].series}–{self.tensorflow[-1].series}" if self.tensorflow else "none"
+
+
+@dataclass(frozen=True)
+class KerasPin:
+    """What an environment with TensorFlow ``tensorflow`` installs beside it for Keras (``keras_for_tf``)."""
+
+    tensorflow: str  # the TensorFlow minor asked about
+    tf_keras_is: str  # "bundled" (inside TensorFlow) | "keras 2" (the keras package) | "keras 3"
+    requirements: tuple[str, ...]  # pip requirements to add beside tensorflow (empty: none)
+    legacy_requirements: tuple[str, ...] = ()  # for Keras 2 code where tf.keras is Keras 3
+    legacy_env: tuple[tuple[str, str], ...] = ()  # (("TF_USE_LEGACY_KERAS", "1"),) with legacy_requirements
+    note: str | None = None
+    sources: tuple[str, ...] = ()
+
+
+def pin_for_tf(table: KerasTable, tf_version: str) -> KerasPin | None:
+    """The Keras to pin beside TensorFlow ``tf_version`` ("2.15", "2.16.1"); None when the table does not know it."""
+    tf = parse_version(tf_version)
+    if tf is None:
+        return None
+    series = minor_of(tf)
+    if table.bundles(tf):
+        return KerasPin(series, "bundled", (), note=f"tf.keras is part of TensorFlow {series}: install no separate keras")
+    row = table.for_tf(tf)
+    if row is None:
+        return None
+    if not row.keras3 or not row.tf_keras_pin:
+        return KerasPin(series, "keras 3" if row.keras3 else "keras 2", (row.pin,), note=row.note, sources=row.sources)
+    return KerasPin(series, "keras 3", (row.pin,), (row.tf_keras_pin,), ((table.legacy_env, "1"),), row.note, row.sources)
+
+
+# -- queries (gpudoctor.matrix.queries re-exports them) ---------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class KerasInfo:
+    keras: str
+    kind: str  # "multi-backend" | "tf.keras redirect" | "tf.keras of TensorFlow 2.x" | "keras 3"
+    tensorflow: str  # the requirement on TensorFlow, as a PEP 440 specifier or a series list
+    tensorflow_series: tuple[str, ...]  # the TensorFlow minors of the matrix it fits
+    note: str | None
+    sources: tuple[str, ...]
+
+
+def keras_for_tf(m: "Matrix", release: str) -> KerasPin:
+    """The Keras to install beside TensorFlow ``release`` (for env): raises UnknownRelease when no row says."""
+    pin = pin_for_tf(m.keras, release) if m.keras else None
+    if pin is None:
+        raise UnknownRelease("tensorflow", release, f"Keras pins for {m.keras.bundled_until} and older, and {m.keras.known_tf()}" if m.keras else "no Keras table")
+    return pin
+
+
+def keras_info(m: "Matrix", version: str) -> KerasInfo:
+    from packaging.version import Version
+    t, v = m.keras, parse_version(version)
+    keras2 = [r.series for r in t.tensorflow if not r.keras3] if t else []
+    known = f"standalone {', '.join(r.series for r in t.standalone)}; {keras2[0]}–{keras2[-1]} (the tf.keras of the same TensorFlow); 3.x" if keras2 else "none"
+    row = t.standalone_row(v) if t and v else None
+    tf_series = [r.series for r in m.tensorflow]
+    sources = tuple(m.sources.get("keras.toml", ()))
+    if row is not None:
+        fits = tuple(s for s in tf_series if row.fits(Version(s)))
+        return KerasInfo(str(v), row.kind, row.tensorflow, fits, row.note, tuple(dict.fromkeys(row.sources + sources)))
+    tf_row = t.for_tf(v) if t and v and v.major == 2 else None
+    if tf_row is not None and not tf_row.keras3:
+        return KerasInfo(str(v), f"tf.keras of TensorFlow {tf_row.series}", f"=={tf_row.series}.*", (tf_row.series,), tf_row.note, tf_row.sources)
+    if t and v and v.major == 3:
+        fits = tuple(r.series for r in t.tensorflow if r.keras3 and admits(r.keras, v))
+        keras215 = next((r for r in t.tensorflow if r.tf_keras and not r.keras3), None)
+        note = keras215.note if keras215 else None
+        return KerasInfo(str(v), "keras 3", ", ".join(fits) or "none", fits, note, sources)
+    raise UnknownRelease("keras", version, known)
+
+
+# -- loading (called by gpudoctor.matrix.load_matrix with the file's reader) ------------------------------------
+
+
+def load_keras_table(r: "_Reader") -> KerasTable:
+    from packaging.version import Version
+    bundled, since = r.version("bundled_until"), r.version("keras3_since")
+    standalone = tuple(
+        KerasStandalone(t.version("series"), _kind(t), _spec(t, "tensorflow"), t.str("note", False), t.urls("sources"))
+        for t in r.tables("standalone")
+    )
+    rows = []
+    for t in r.tables("tensorflow"):
+        row = KerasForTf(t.version("series"), t.version("wheel"), _spec(t, "keras"), t.version("tf_keras", False), t.str("note", False), t.urls("sources"))
+        if minor_of(Version(row.wheel)) != row.series:
+            raise t.fail("wheel", f"{row.wheel!r} is not a release of tensorflow {row.series}")
+        if row.keras3 != (Version(row.series) >= Version(since)):
+            raise t.fail("keras", f"{row.keras!r} disagrees with keras3_since = {since!r}")
+        rows.append(row)
+    order = [Version(r.series) for r in rows]
+    if order != sorted(order) or len(set(order)) != len(order):
+        raise r.fail("tensorflow", "rows must be in release order, one per TensorFlow minor")
+    return KerasTable(bundled, since, r.str("legacy_env"), r.strs("legacy_values"), standalone, tuple(rows), r.urls("legacy_sources"))
+
+
+def _kind(t: "_Reader") -> str:
+    kind = t.str("kind")
+    if kind not in ("multi-backend", "tf.keras redirect"):
+        raise t.fail("kind", f"must be 'multi-backend' or 'tf.keras redirect', got {kind!r}")
+    return kind
+
+
+def _spec(t: "_Reader", key: str) -> str:
+    from packaging.specifiers import InvalidSpecifier, SpecifierSet
+    value = t.str(key)
+    try:
+        SpecifierSet(value)
+    except InvalidSpecifier:
+        raise t.fail(key, f"not a PEP 440 version specifier: {value!r}") from None
+    return value

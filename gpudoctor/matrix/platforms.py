@@ -1,0 +1,128 @@
+"""matrices/platforms.toml: which builds exist off Linux x86_64 (macOS, Linux aarch64), the Jetson route, the nvidia/cuda
+base images for builds that need system CUDA, the conda recipes for TensorFlow releases without `and-cuda`, and the
+releases whose GPU wheel can only load CUDA from the system.
+
+Pure data, loaded once with the rest of the matrix (``load_matrix``); every error names the file and key.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from ..errors import MatrixError
+from .model import series, vtuple
+
+FILE = "platforms.toml"
+
+
+@dataclass(frozen=True)
+class CudaImage:
+    cuda: str  # "11.2"
+    cudnn: str  # "8"
+    image: str  # "nvidia/cuda:11.2.2-cudnn8-runtime-ubuntu20.04"
+    python: str  # the image's own python3
+    apt_pythons: tuple[str, ...]  # Pythons its apt archive installs
+    pip_upgrade: str | None = None  # the pip requirement to upgrade the image's old apt pip to first ("pip<21")
+
+
+@dataclass(frozen=True)
+class TfCondaRecipe:
+    series: tuple[str, ...]  # ("2.12", "2.13")
+    conda: tuple[str, ...]  # ("cudatoolkit=11.8.0",)
+    pip: tuple[str, ...]  # ("nvidia-cudnn-cu11==8.6.0.163",)
+    ld_library_path: str  # "$CONDA_PREFIX/lib/" ({python} = the environment's Python)
+    pins: tuple[str, ...] = ()  # caps on the release's own dependencies ("protobuf<3.21")
+    origin: str | None = None  # where the recipe comes from, when it is not TensorFlow's own pip.md recipe
+    sources: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class Platforms:
+    torch_macos_x86_64_last: str
+    torch_linux_aarch64_cuda_since: str
+    torch_linux_aarch64_arch: tuple[str, ...]
+    tf_macos_x86_64_last: str
+    tf_macos_arm64_since: str
+    tf_linux_aarch64_gpu: bool
+    jetson_cc: tuple[str, ...]
+    jetson_wheels_url: str
+    jetson_containers: tuple[tuple[str, str], ...]  # (framework, NGC repository)
+    cuda_images: tuple[CudaImage, ...]
+    tf_linux_conda: tuple[TfCondaRecipe, ...]
+    aarch64_gpu_prefixes: tuple[str, ...] = ()
+    tf_linux_system: tuple[str, ...] = ()  # series whose GPU wheel loads CUDA/cuDNN from the system (no conda recipe)
+    sources: tuple[str, ...] = ()
+
+    def aarch64_only(self, gpu_name: str) -> bool:
+        word = gpu_name.strip().upper().replace("NVIDIA ", "")
+        return any(word.startswith(p.upper()) for p in self.aarch64_gpu_prefixes)
+
+    def cuda_image(self, cuda: str) -> CudaImage | None:
+        want = series(cuda)
+        return next((i for i in self.cuda_images if series(i.cuda) == want), None)
+
+    def tf_recipe(self, release_series: str) -> TfCondaRecipe | None:
+        return next((r for r in self.tf_linux_conda if release_series in r.series), None)
+
+    def tf_system_route(self, release_series: str) -> bool:
+        return release_series in self.tf_linux_system
+
+    def jetson_container(self, framework: str) -> str | None:
+        return dict(self.jetson_containers).get(framework)
+
+    def is_jetson(self, cc: str) -> bool:
+        return cc in self.jetson_cc
+
+
+def load_platforms(directory: Path, tomllib: Any) -> Platforms:
+    path = Path(directory) / FILE
+    try:
+        with path.open("rb") as fh:
+            doc = tomllib.load(fh)
+    except FileNotFoundError:
+        raise MatrixError(f"{path}: matrix file missing") from None
+    except tomllib.TOMLDecodeError as exc:
+        raise MatrixError(f"{path}: not valid TOML ({exc})") from None
+    try:
+        torch, tf, jetson = doc["torch"], doc["tensorflow"], doc["jetson"]
+        images = tuple(
+            CudaImage(
+                _v(t["cuda"]), str(t["cudnn"]), str(t["image"]), _v(t["python"]), tuple(_v(p) for p in t["apt_pythons"]),
+                str(t["pip_upgrade"]) if "pip_upgrade" in t else None,
+            )
+            for t in doc.get("cuda_image", ())
+        )
+        recipes = tuple(
+            TfCondaRecipe(
+                tuple(_v(s) for s in t["series"]), tuple(map(str, t["conda"])), tuple(map(str, t["pip"])), str(t["ld_library_path"]),
+                tuple(map(str, t.get("pins", ()))), str(t["origin"]) if "origin" in t else None, tuple(map(str, t.get("sources", ()))),
+            )
+            for t in doc.get("tf_linux_conda", ())
+        )
+        return Platforms(
+            torch_macos_x86_64_last=_v(torch["macos_x86_64_last"]),
+            torch_linux_aarch64_cuda_since=_v(torch["linux_aarch64_cuda_since"]),
+            torch_linux_aarch64_arch=tuple(map(str, torch["linux_aarch64_arch"])),
+            tf_macos_x86_64_last=_v(tf["macos_x86_64_last"]),
+            tf_macos_arm64_since=_v(tf["macos_arm64_since"]),
+            tf_linux_aarch64_gpu=bool(tf["linux_aarch64_gpu"]),
+            jetson_cc=tuple(_v(c) for c in jetson["cc"]),
+            jetson_wheels_url=str(jetson["wheels_url"]),
+            jetson_containers=(("torch", str(jetson["torch_container"])), ("tensorflow", str(jetson["tensorflow_container"]))),
+            cuda_images=images,
+            tf_linux_conda=recipes,
+            tf_linux_system=tuple(_v(s) for s in doc.get("tf_linux_system", {}).get("series", ())),
+            aarch64_gpu_prefixes=tuple(map(str, doc.get("aarch64", {}).get("gpu_prefixes", ()))),
+            sources=tuple(map(str, doc.get("sources", ()))),
+        )
+    except KeyError as exc:
+        raise MatrixError(f"matrices/{FILE}: key {exc.args[0]!r} missing") from None
+    except (TypeError, ValueError) as exc:
+        raise MatrixError(f"matrices/{FILE}: {exc}") from None
+
+
+def _v(text: Any) -> str:
+    vtuple(str(text))  # ValueError names the bad value
+    return str(text)

@@ -1,0 +1,136 @@
+"""Issue-template and issue-form fields read as stated facts (gpudoctor/evidence/readers/issue_form.py), on the
+form text of real public threads: the corpus threads that carry it, and the lines quoted below with their URLs."""
+
+from __future__ import annotations
+
+from gpudoctor.checks import run_checks
+from gpudoctor.evidence import read_evidence
+from gpudoctor.matrix import load_matrix
+from gpudoctor.render.text import render_text
+
+from .corpus import threads
+
+THREADS = {t.name: t for t in threads()}
+
+
+def thread(name: str):
+    return read_evidence(THREADS[name].pasted, name)
+
+
+def test_tensorflow_issue_form_states_windows_python_cuda_cudnn_and_the_gpu():
+    facts = thread("tf-tensorflow-60237")  # https://github.com/tensorflow/tensorflow/issues/60237
+    assert (facts.host.os, facts.host.os_release, facts.host.python) == ("windows", "Windows 10", "3.10.10")
+    assert [t.version for t in facts.cuda_toolkits] == ["11.8"]
+    assert [lib.version for lib in facts.libraries.libcudnn] == ["8.6.0.163"]
+    assert [g.name for g in facts.gpus] == ["1050 Ti"]
+    assert facts.provenance["host.os"] == "issue form (stated), line 3"
+    # "### Mobile device / -", "### Bazel version / -": placeholders are unknown, and stay out of the snapshot
+    assert facts.driver is None
+
+
+def test_cuml_environment_details_name_wsl2_and_the_driver_in_brackets():
+    facts = thread("env-cuml-5624")  # https://github.com/NVIDIA/cuml/issues/5624
+    assert (facts.host.os, facts.host.wsl) == ("linux", 2)
+    assert facts.driver.version == "545.84" and [g.name for g in facts.gpus] == ["NVIDIA RTX 3060"]
+    assert [t.version for t in facts.cuda_toolkits] == ["12.2"]
+
+
+def test_hedged_and_several_valued_answers_are_unknown():
+    # https://github.com/tensorflow/tensorflow/issues/26209: "TensorFlow version: current version from pip (maybe
+    # version 1.13.1)"; https://github.com/tensorflow/tensorflow/issues/27144: "Python version: Tested on both 3.5
+    # and 3.6"; https://github.com/tensorflow/tensorflow/issues/26218: "1.11.0 , 1.13.1" and "9/7.1.4 , 10/7.4.1"
+    assert thread("tf-tensorflow-26209").frameworks is None
+    assert thread("tf-tensorflow-26209").host.python == "3.5.2"
+    facts = thread("tf-tensorflow-27144")
+    assert facts.host.python is None and facts.frameworks.tensorflow.version == "1.13.1"
+    facts = thread("ok-tensorflow-26218")
+    assert facts.frameworks is None and facts.cuda_toolkits is None and facts.host.python == "3.6.5"
+
+
+def test_a_stated_value_never_overrides_a_printed_one():
+    # https://github.com/tensorflow/tensorflow/issues/55582: the form says Python 3.17.13, pip printed python 3.8
+    facts = thread("tf-tensorflow-55582")
+    assert facts.host.python == "3.8"
+    (contradiction,) = [c for c in facts.contradictions if c.fact == "host.python"]
+    assert contradiction.other == "3.17.13" and contradiction.other_from.startswith("issue form (stated)")
+
+
+def test_a_form_cuda_that_nvcc_contradicts_is_a_warning_not_a_crash():
+    text = ("- CUDA/cuDNN version: 11.8 / 8.6\n- GPU model and memory: RTX 3090 24GB\n"
+            "nvcc: NVIDIA (R) Cuda compiler driver\nCuda compilation tools, release 11.7, V11.7.99\n")
+    facts = read_evidence(text)
+    assert facts.cuda_toolkits[0].version == "11.7"  # nvcc's, though the form comes first in the text
+    report = run_checks(facts, load_matrix(), "form vs nvcc")
+    assert [f.severity.label for f in report.findings if f.id == "evidence-contradiction"] == ["warning"]
+    assert report.crashes == ()
+
+
+def test_a_stated_gpu_name_agrees_with_the_name_nvidia_smi_prints():
+    # https://github.com/tensorflow/tensorflow/issues/62328: "NVIDIA GeForce GTX 1650 Mobile / Max-Q" in the form,
+    # "NVIDIA GeForce GTX 1650" in nvidia-smi: one GPU, no contradiction, the printed name kept
+    facts = thread("tf-tensorflow-62328")
+    assert [g.name for g in facts.gpus] == ["NVIDIA GeForce GTX 1650"]
+    assert not [c for c in facts.contradictions or () if c.fact.startswith("gpus")]
+
+
+def test_the_older_bold_tensorflow_template():
+    # https://github.com/tensorflow/tensorflow/issues/14048
+    text = """### System information
+- **Have I written custom code (as opposed to using a stock example script provided in TensorFlow)**: No
+- **OS Platform and Distribution (e.g., Linux Ubuntu 16.04)**: Linux Ubuntu 16.04.2 
+- **TensorFlow installed from (source or binary)**: binary (via pip)
+- **TensorFlow version (use command below)**: ('v1.3.0-rc2-20-g0787eee', '1.3.0') 
+- **Python version**: 2.7
+- **Bazel version (if compiling from source)**: n/a
+- **CUDA/cuDNN version**: Cuda 8.0 (via pip) / cuDNN 6.0.21
+- **GPU model and memory**: GeForce GTX 1060 6GB
+"""
+    facts = read_evidence(text)
+    assert (facts.host.os, facts.host.python, facts.frameworks.tensorflow.version) == ("linux", "2.7", "1.3.0")
+    assert [g.name for g in facts.gpus] == ["GeForce GTX 1060"]
+    assert [t.version for t in facts.cuda_toolkits] == ["8.0"]  # "(via pip)" is an aside
+    assert [lib.version for lib in facts.libraries.libcudnn] == ["6.0.21"]
+
+
+def test_an_empty_template_and_prose_answers_state_nothing():
+    # https://github.com/tensorflow/tensorflow/issues/15816 (the template left empty) and
+    # https://github.com/tensorflow/tensorflow/issues/34753 (a sentence where a version belongs)
+    text = """### System information
+- **OS Platform and Distribution (e.g., Linux Ubuntu 16.04)**:
+- **TensorFlow version (use command below)**:
+- **Python version**: 
+- **CUDA/cuDNN version**:
+- **GPU model and memory**:
+- CUDA/cuDNN version:it is saying nvidia-smi cuda 10 but on nvcc -version it is not showing 
+### Python version
+
+_No response_
+"""
+    facts = read_evidence(text)
+    assert facts.host is None and facts.gpus is None and facts.cuda_toolkits is None and facts.frameworks is None
+    assert "None" not in render_text(run_checks(facts, load_matrix(), "empty form"), verbose=True)
+
+
+def test_transformers_environment_info_and_its_placeholders():
+    # https://github.com/huggingface/transformers/issues/6979
+    text = """## Environment info
+- `transformers` version: 3.1.0
+- Platform: Linux-4.19.112+-x86_64-with-Ubuntu-18.04-bionic
+- Python version: 3.6.9
+- PyTorch version (GPU?): 1.6.0+cu101 (True)
+- Tensorflow version (GPU?): not installed (NA)
+- Using GPU in script?: P100 GPU instance (Google Colab)
+"""
+    facts = read_evidence(text)
+    assert (facts.host.os, facts.host.python, facts.frameworks.torch.version) == ("linux", "3.6.9", "1.6.0+cu101")
+    assert facts.frameworks.tensorflow is None
+
+
+def test_ethminer_hardware_line_without_a_colon():
+    facts = thread("env-ethminer-1640")  # https://github.com/ethereum-mining/ethminer/issues/1640
+    assert [g.name for g in facts.gpus] == ["1080 Ti"] and facts.host.os == "linux"
+
+
+def test_a_bare_label_line_outside_a_template_is_not_a_form():
+    facts = read_evidence("Python version: 3.9\nOS: Windows\nGPU: RTX 4090\n")
+    assert facts.host is None and facts.gpus is None
