@@ -70,7 +70,7 @@ def driver_insufficient_from_message(facts: Facts, matrix: "Matrix | None") -> I
     have = f"driver {driver.version}" if driver and driver.version else "the installed NVIDIA driver"
     yield Finding(
         "driver-too-old-for-cuda-build", Severity.ERROR, Section.GPU,
-        f"The NVIDIA driver is older than the CUDA runtime the program was built with",
+        "The NVIDIA driver is older than the CUDA runtime the program was built with",
         _lines(found) + (f"{have} cannot run that CUDA runtime",),
         Fix("Upgrade the NVIDIA driver (580 or newer runs CUDA 13), or use a build of the program for an older CUDA",
             ("nvidia-smi   # 'CUDA Version' is the newest CUDA this driver runs",), b.DRIVER_URL),

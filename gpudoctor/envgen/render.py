@@ -53,37 +53,7 @@ class FileSet:
     docker_pip_upgrade: str | None = None  # upgrade the base image's apt pip to this requirement first ("pip<21")
 
 
-# gpudoctor must be installed in the environment it writes, so that `gpudoctor verify` there tests that environment's
-# interpreter (verify runs its tests with sys.executable). It needs Python >= 3.10. It is a separate step, never a line
-# of the files: a requirement the index cannot serve (gpudoctor is not published there, and PyTorch's index never
-# carries it) would make pip refuse the whole file.
-GPUDOCTOR_MIN_PYTHON = (3, 10)
-
-
-def gpudoctor_requirement(python: str) -> str | None:
-    """The pip argument that installs this same gpudoctor, for an environment it can run in (None below Python 3.10):
-    the URL it was installed from (PEP 610 direct_url.json: a checkout, a VCS URL, a wheel file), else
-    "gpudoctor==<version>" from an index."""
-    parts = tuple(int(p) for p in python.split(".")[:2])
-    if parts < GPUDOCTOR_MIN_PYTHON:
-        return None
-    return _installed_from() or f"gpudoctor=={__version__}"
-
-
-def _installed_from() -> str | None:
-    import json
-    from importlib import metadata
-
-    try:
-        raw = metadata.distribution("gpudoctor").read_text("direct_url.json")
-        url = json.loads(raw)["url"] if raw else None
-    except (metadata.PackageNotFoundError, ValueError, KeyError, TypeError):
-        return None
-    if not isinstance(url, str) or not url:
-        return None
-    if url.startswith("file://"):
-        return url[len("file://"):]  # a local checkout or wheel: pip takes the path
-    return f"gpudoctor @ {url}"
+from .own_install import gpudoctor_requirement  # noqa: E402 - placed where the rule used to be
 
 
 def default_env_name(choice: Any) -> str:

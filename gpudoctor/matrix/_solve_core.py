@@ -7,8 +7,8 @@ import shlex
 from dataclasses import dataclass
 
 from ..errors import GpuDoctorError
-from ._solve_driver import DriverVerdict, driver_at_least, driver_cuda_of, driver_os, driver_verdict, is_branch  # noqa: F401 - re-exported
-from .model import Framework, Matrix, arch_support, cc_tuple, series, try_vtuple, version_ge, vtuple
+from ._solve_driver import DriverVerdict, driver_os, driver_verdict, is_branch
+from .model import Framework, Matrix, arch_support, cc_tuple, series, try_vtuple, vtuple
 
 # When no Python is asked for, choose the newest one a release has wheels for, but not newer than this (brand-new
 # Pythons lack wheels of many other packages). A policy, not a compatibility fact: --python overrides it.
