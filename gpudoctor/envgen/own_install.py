@@ -25,10 +25,15 @@ def _installed_from() -> str | None:
     import json
     from importlib import metadata
 
+    url = None
     try:
-        raw = metadata.distribution("gpudoctor").read_text("direct_url.json")
-        url = json.loads(raw)["url"] if raw else None
-    except (metadata.PackageNotFoundError, ValueError, KeyError, TypeError):
+        # Every installed copy's metadata (a stray egg-info in the working directory can shadow the installed one).
+        for dist in metadata.distributions(name="gpudoctor"):
+            raw = dist.read_text("direct_url.json")
+            if raw:
+                url = json.loads(raw)["url"]
+                break
+    except (ValueError, KeyError, TypeError):
         return None
     if not isinstance(url, str) or not url:
         return None

@@ -181,6 +181,7 @@ def context(fileset: FileSet, fmt: str, choice: Any | None = None) -> dict[str, 
         "conda_dependencies": [f"python={choice.python}", "pip", *choice.conda_packages],
         "docker_pip_lines": docker_lines,
         "docker_needs_system_cuda": bool(base_image),
+        "smoke_shell": f"python -c {shlex.quote(_smoke(choice))}",
         "smoke_command": json.dumps([f"python{choice.python}" if base_image else "python", "-c", _smoke(choice)]),
     }
 

@@ -29,17 +29,17 @@ class FakeDistribution:
     (None, f"gpudoctor=={__version__}"),  # installed from an index: no direct_url.json
 ])
 def test_the_install_step_names_where_this_gpudoctor_came_from(monkeypatch, direct_url, expected):
-    monkeypatch.setattr(metadata, "distribution", lambda name: FakeDistribution(direct_url))
+    monkeypatch.setattr(metadata, "distributions", lambda name: [FakeDistribution(direct_url)])
     assert render.gpudoctor_requirement("3.12") == expected
 
 
 def test_no_install_step_where_gpudoctor_cannot_run(monkeypatch):
-    monkeypatch.setattr(metadata, "distribution", lambda name: FakeDistribution(None))
+    monkeypatch.setattr(metadata, "distributions", lambda name: [FakeDistribution(None)])
     assert render.gpudoctor_requirement("3.9") is None
 
 
 def test_generated_files_never_depend_on_gpudoctor_and_say_how_to_add_it(tmp_path, monkeypatch):
-    monkeypatch.setattr(metadata, "distribution", lambda name: FakeDistribution({"url": "file:///src/my gpudoctor"}))
+    monkeypatch.setattr(metadata, "distributions", lambda name: [FakeDistribution({"url": "file:///src/my gpudoctor"})])
     from click.testing import CliRunner
 
     from gpudoctor.cli import main
