@@ -17,7 +17,7 @@ if TYPE_CHECKING:
 
 def gpu_arch_not_in_build(facts: Facts, matrix: "Matrix | None") -> Iterator[Finding]:
     from ..matrix.model import arch_support, try_vtuple
-    from ..matrix.solver import driver_os, driver_verdict
+    from ..matrix.driver import driver_os, driver_verdict
 
     if matrix is None or not facts.gpus:
         return

@@ -78,7 +78,7 @@ def driver_insufficient_from_message(facts: Facts, matrix: "Matrix | None") -> I
 
 
 def _toolkit_too_new(facts: Facts, matrix: "Matrix | None") -> bool:
-    from ..matrix.solver import driver_os, driver_verdict
+    from ..matrix.driver import driver_os, driver_verdict
 
     driver = facts.driver
     toolkit = (facts.cuda_toolkits or (None,))[0]

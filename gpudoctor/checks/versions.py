@@ -51,7 +51,7 @@ def matrix_unknown_version(facts: Facts, matrix: "Matrix | None") -> Iterator[Fi
 
 def driver_too_old_for_cuda_build(facts: Facts, matrix: "Matrix | None") -> Iterator[Finding]:
     from ..matrix.model import arch_support
-    from ..matrix.solver import driver_os, driver_verdict
+    from ..matrix.driver import driver_os, driver_verdict
 
     driver = facts.driver
     # A driver that reports a version implies a GPU, so the GPU list itself need not be known.
@@ -184,7 +184,7 @@ def cuda_toolkit_major_mismatch_for_extensions(facts: Facts, matrix: "Matrix | N
 
 
 def cuda_toolkit_newer_than_driver(facts: Facts, matrix: "Matrix | None") -> Iterator[Finding]:
-    from ..matrix.solver import driver_os, driver_verdict
+    from ..matrix.driver import driver_os, driver_verdict
 
     driver = facts.driver
     toolkits = facts.cuda_toolkits or ()

@@ -7,7 +7,7 @@ import shlex
 from dataclasses import dataclass
 
 from ..errors import GpuDoctorError
-from ._solve_driver import DriverVerdict, driver_os, driver_verdict, is_branch
+from .driver import DriverVerdict, driver_os, driver_verdict, is_branch
 from .model import Framework, Matrix, arch_support, cc_tuple, series, try_vtuple, vtuple
 
 # When no Python is asked for, choose the newest one a release has wheels for, but not newer than this (brand-new

@@ -22,7 +22,7 @@ from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from ._solve_core import DEFAULT_PYTHON_CAP, Choice, NoFit, Target, UnknownRelease, fw_name, quote
-from ._solve_driver import DriverVerdict, driver_os, driver_verdict
+from .driver import DriverVerdict, driver_os, driver_verdict
 from ._solve_tf import solve_tf
 from ._solve_torch import solve_torch
 from .model import Framework, Matrix, arch_support, try_vtuple, vtuple
