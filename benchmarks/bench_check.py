@@ -62,7 +62,8 @@ def main() -> int:
     env_s, _ = time_command([python, "-m", "gpudoctor", "env", "--framework", "torch", "--gpu", "RTX 4090",
                              "--driver", "550.54.15", "--json"], args.runs)
     rows = [("gpudoctor check", check_s, check_code), ("gpudoctor env (described RTX 4090)", env_s, 0)]
-    collect_s, collect_code = time_command([python, "-m", "torch.utils.collect_env"], max(3, args.runs // 2))
+    # collect_env needs torch: it runs with the interpreter running this script (give it one that has torch)
+    collect_s, collect_code = time_command([sys.executable, "-m", "torch.utils.collect_env"], max(3, args.runs // 2))
     rows.append(("python -m torch.utils.collect_env", collect_s, collect_code))
     for command in args.compare:
         seconds, code = time_command(shlex.split(command), max(3, args.runs // 2))
