@@ -184,3 +184,34 @@ def test_nothing_to_judge_without_gpus_or_matrix():
     facts = machine(**R570, gpus=(RTX5090,), torch=torch("2.7.1+cu128", "12.8", ["sm_80"]))
     assert list(gpu_arch_not_in_build(facts, None)) == []
     assert findings(machine(**R570, torch=torch("2.7.1+cu128", "12.8", ["sm_80"]))) == []
+
+
+def test_ptx_only_torch_without_a_native_build_for_this_python_points_at_the_install_page():
+    """Python 3.8: the newest torch with cp38 wheels (2.4) has no sm_120, so no build has native code for an RTX 5090."""
+    f = only(machine(python="3.8.10", **R570, gpus=(RTX5090,), torch=torch("2.4.1+cu124", "12.4", ["sm_80", "sm_90", "compute_90"])))
+    assert f.id == "gpu-arch-ptx-only"
+    assert f.fix.summary.startswith("No PyTorch build that fits this machine has native code for 12.0")
+    assert (f.fix.commands, f.fix.url) == ((), "https://pytorch.org/get-started/locally/")
+
+
+def test_a_build_judged_by_its_toolkit_range_does_not_hide_the_next_build():
+    found = findings(machine(**R570, gpus=(("Tesla K80", "3.7"),), torch=torch("2.6.0+cu126", "12.6"), tf=tf("2.16.1", "12.3", "8")))
+    assert [(f.id, f.severity, f.section) for f in found] == [
+        ("gpu-arch-not-in-build", Severity.ERROR, Section.TORCH),
+        ("gpu-arch-not-in-build", Severity.ERROR, Section.TENSORFLOW),
+    ]
+
+
+def test_toolkit_range_reads_the_compute_capability_from_the_name():
+    f = only(machine(driver="580.95.05", driver_cuda="13.0", gpus=(("NVIDIA GeForce GTX 1080", None),), torch=torch("2.16.0+cu132", "13.2")))
+    assert f.title == "torch 2.16.0+cu132 cannot have code for GPU 0 (NVIDIA GeForce GTX 1080) (compute capability 6.1)"
+    assert f.evidence[1] == "torch 2.16.0+cu132 is built with CUDA 13.2, which compiles for compute capability 7.5 to 12.1"
+
+
+def test_an_unreadable_compute_capability_is_skipped_not_judged():
+    """nvidia-smi prints [N/A] for fields it cannot read: that GPU is not judged, the next one is."""
+    odd = ("NVIDIA Graphics Device", "N/A")
+    by_range = only(machine(**R570, gpus=(odd, ("Tesla K80", "3.7")), torch=torch("2.6.0+cu126", "12.6")))
+    assert "GPU 1 (Tesla K80)" in by_range.title
+    by_list = only(machine(**R570, gpus=(odd, RTX5090), torch=torch("2.7.1+cu128", "12.8", ["sm_80"])))
+    assert "GPU 1 (NVIDIA GeForce RTX 5090)" in by_list.title
