@@ -12,7 +12,7 @@ import pytest
 
 from gpudoctor.checks.known_broken import known_broken_combination
 from gpudoctor.matrix.broken import BrokenRule
-from gpudoctor.model import Section, Severity
+from gpudoctor.model import Section, Severity, Symptom
 from tests.checks.test_known_broken import MATRIX, load_facts
 from tests.checks.test_version_rules import machine, tf, torch
 
@@ -143,7 +143,8 @@ def test_every_matching_rule_reports_and_each_rule_once():
 
 @pytest.mark.parametrize(
     ("reported", "decoded"),
-    [("90100", "9.1.0"), ("91002", "9.10.2"), ("8902", "8.9.2"), ("8700", "8.7.0"), ("7605", "7.6.5"), ("9.1.0", "9.1.0")],
+    [("90100", "9.1.0"), ("90000", "9.0.0"), ("91002", "9.10.2"), ("8902", "8.9.2"), ("8700", "8.7.0"), ("8000", "8.0.0"),
+     ("7605", "7.6.5"), ("9.1.0", "9.1.0")],
 )
 def test_a_reported_cudnn_is_read_as_torch_backends_cudnn_version(reported, decoded):
     facts = machine(**K80_PY310, torch=dict(torch("2.4.1+cu121", "12.1"), cudnn=reported))
@@ -181,7 +182,6 @@ def test_the_published_wheels_pin_for_the_default_variant():
 
 def _log(kind: str, text: str, subject: str | None):
     facts = machine(python="3.11.9", gpus=(("NVIDIA GeForce RTX 3090", "8.6"),))
-    from gpudoctor.model import Symptom
 
     return dataclasses.replace(facts, symptoms=(Symptom(kind=kind, text=text, subject=subject),))
 
@@ -199,3 +199,27 @@ def test_a_symptom_rule_matches_the_subject_or_the_text_of_that_kind_of_message(
     assert judge(_log("no-matching-distribution", text, "tensorrt8.5.3.1"), rule(framework="torch", symptom="no-matching-distribution", subject="^numpy")) == []
     assert judge(_log("numpy-abi", text, "tensorrt8.5.3.1"), any_subject) == []
     assert judge(_log("no-matching-distribution", text, None), rule(framework="tensorflow", symptom="no-matching-distribution", subject="tensorrt"))
+
+
+def test_the_cudnn_of_a_tensorflow_build_is_its_own_not_torchs():
+    facts = machine(**K80_PY310, torch=dict(torch("2.4.1+cu121", "12.1"), cudnn="90100"), tf=tf("2.16.1", "12.3", "8"))
+    assert judge(facts, rule(framework="tensorflow", cudnn=">=9")) == []  # TF 2.16 uses cuDNN 8.9
+    (f,) = judge(facts, rule(title="{cudnn}", framework="tensorflow", cudnn="<9"))
+    assert f.evidence[0] == "tensorflow 2.16.1 uses cuDNN 8.9 (the cuDNN tensorflow 2.16.1 pins, per the matrix)"
+    cpu = machine(**K80_PY310, tf=tf("2.16.1", is_cuda_build=False))
+    assert judge(cpu, rule(framework="tensorflow", cudnn=">=0")) == []  # a CPU build bundles no cuDNN
+
+
+def test_an_installed_build_outside_the_rule_is_not_excused_by_a_log():
+    """The log shows the symptom, but the installed torch is not an affected release: the rule judges the build."""
+    text = "ERROR: No matching distribution found for tensorrt==8.5.3.1"
+    facts = dataclasses.replace(machine(**K80_PY310, torch=torch("2.4.1+cu121", "12.1")),
+                                symptoms=(Symptom(kind="no-matching-distribution", text=text, subject="tensorrt8.5.3.1"),))
+    assert judge(facts, rule(framework="torch", versions=">=2.5", symptom="no-matching-distribution")) == []
+    assert len(judge(facts, rule(framework="torch", versions=">=2.4", symptom="no-matching-distribution"))) == 1
+
+
+def test_a_symptom_rule_without_a_framework():
+    (f,) = judge(_log("no-matching-distribution", "ERROR: No matching distribution found for x", "x"), rule(symptom="no-matching-distribution"))
+    assert f.title == "|||||"  # no framework, no build, no condition read: every field empty, none "None"
+    assert f.section is Section.TENSORFLOW
