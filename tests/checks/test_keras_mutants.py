@@ -202,3 +202,9 @@ def test_multi_backend_keras_beside_tf26_plus_is_the_standalone_rule_only():
     found = findings(machine("2.13.1", "2.3.1"))
     assert [f.id for f in found] == ["keras-standalone-tf-mismatch"]
     assert MATRIX.keras is not None
+
+
+def test_an_absurdly_long_version_is_not_judged_and_does_not_crash():
+    """Found by tests/render/test_hostile_snapshots.py: int() refuses a 5000-digit string with ValueError."""
+    assert findings(machine("2." + "1" * 5000, "2.2.5")) == []
+    assert findings(machine("2.15.0", "2." + "1" * 5000)) == []

@@ -29,3 +29,10 @@ def test_a_version_without_a_minor_is_its_own_series():
 def test_nothing_known_nothing_said():
     assert list(framework_prerelease(Facts(), None)) == []
     assert list(framework_prerelease(Facts(python_packages={"torch": None}), None)) == []
+
+
+def test_an_absurdly_long_version_is_no_version_not_a_crash():
+    """Untrusted text: a 5000-digit component exceeds int()'s string limit (ValueError, not InvalidVersion)."""
+    from gpudoctor.checks.prerelease import prerelease_kind
+
+    assert prerelease_kind("2." + "9" * 5000 + "rc1") is None
