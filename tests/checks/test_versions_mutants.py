@@ -54,6 +54,15 @@ def test_a_release_older_than_the_matrix_is_not_called_newer():
     assert f.severity is Severity.INFO
 
 
+def test_tensorflow_is_measured_against_the_tensorflow_releases():
+    newer = one(v.matrix_unknown_version, machine(python="3.12.3", tf=tf("2.99.0", "12.5.1", "9")))
+    assert newer.section is Section.TENSORFLOW
+    assert newer.title == (f"tensorflow 2.99.0 is newer than the compatibility matrix knows (it knows up to 2.21.0, reviewed "
+                           f"{MATRIX.reviewed}): only the general rules were applied")
+    older = one(v.matrix_unknown_version, machine(python="3.12.3", tf=tf("0.12.1", "8.0", "5")))
+    assert older.title == "tensorflow 0.12.1 is not in the compatibility matrix (it covers 1.0.1 to 2.21.0): only the general rules were applied"
+
+
 def test_an_unknown_variant_of_a_known_release_lists_the_known_ones():
     (f,) = run(v.matrix_unknown_version, machine(python="3.8.10", torch=torch("1.8.1+cu103", "10.3")))
     assert f.title == "torch 1.8.1+cu103: the matrix does not know a CUDA 10.3 variant of torch 1.8: only the general rules were applied"
