@@ -215,3 +215,39 @@ def test_an_unreadable_compute_capability_is_skipped_not_judged():
     assert "GPU 1 (Tesla K80)" in by_range.title
     by_list = only(machine(**R570, gpus=(odd, RTX5090), torch=torch("2.7.1+cu128", "12.8", ["sm_80"])))
     assert "GPU 1 (NVIDIA GeForce RTX 5090)" in by_list.title
+
+
+def test_pasted_tensorflow_arch_list_names_its_own_source():
+    facts = machine(**R570, gpus=(RTX5090,), tf=dict(tf("2.16.1", "12.3", "8"), compute_capabilities=["sm_80", "sm_90"]))
+    pasted = dataclasses.replace(facts, provenance={"frameworks.tensorflow.compute_capabilities": "tf build info, line 4",
+                                                    "frameworks.torch.arch_list": "collect_env, line 7"})
+    assert only(pasted).evidence[1] == "tensorflow 2.16.1 is compiled for sm_80 sm_90 (as pasted: tf build info, line 4)"
+
+
+def test_a_driver_known_by_its_version_alone_still_suppresses_ptx_it_cannot_jit():
+    arch = ["sm_80", "sm_90", "compute_90"]
+    assert findings(machine(driver="550.54.15", gpus=(RTX5090,), torch=torch("2.7.1+cu128", "12.8", arch))) == []
+
+
+def test_a_gpu_left_to_the_driver_rule_does_not_hide_the_next_gpu():
+    arch = ["sm_80", "sm_90", "compute_90"]
+    f = only(machine(driver="550.54.15", driver_cuda="12.4", gpus=(RTX5090, ("Tesla K80", "3.7")), torch=torch("2.7.1+cu128", "12.8", arch)))
+    assert (f.id, f.severity) == ("gpu-arch-not-in-build", Severity.ERROR) and "GPU 1 (Tesla K80)" in f.title
+
+
+def test_a_gpu_inside_the_toolkit_range_does_not_hide_the_next_gpu():
+    f = only(machine(**R570, gpus=(("NVIDIA H100 80GB HBM3", "9.0"), ("Tesla K80", "3.7")), torch=torch("2.6.0+cu126", "12.6")))
+    assert "GPU 1 (Tesla K80)" in f.title
+
+
+def test_an_unreadable_cuda_version_is_not_judged():
+    assert findings(machine(**R570, gpus=(("Tesla K80", "3.7"),), torch=torch("2.6.0", "unknown"))) == []
+
+
+def test_a_compute_capability_nvidia_smi_could_not_read_is_skipped():
+    from gpudoctor.model import Gpu
+
+    for build in (torch("2.6.0+cu126", "12.6"), torch("2.7.1+cu128", "12.8", ["sm_80"])):
+        facts = machine(**R570, torch=build)
+        facts = dataclasses.replace(facts, gpus=(Gpu(index=0, name="NVIDIA Graphics Device", compute_capability="[N/A]"),))
+        assert findings(facts) == []

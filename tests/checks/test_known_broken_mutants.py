@@ -223,3 +223,9 @@ def test_a_symptom_rule_without_a_framework():
     (f,) = judge(_log("no-matching-distribution", "ERROR: No matching distribution found for x", "x"), rule(symptom="no-matching-distribution"))
     assert f.title == "|||||"  # no framework, no build, no condition read: every field empty, none "None"
     assert f.section is Section.TENSORFLOW
+
+
+def test_the_variant_the_matrix_found_by_cuda_counts_without_a_local_tag():
+    """torch 2.4.1 reporting CUDA 12.1 is the cu121 variant although its version string has no +cu121."""
+    (f,) = judge(machine(**K80_PY310, torch=torch("2.4.1", "12.1")), rule(framework="torch", variant="cu121"))
+    assert f.evidence[0] == "torch 2.4.1 is the cu121 variant"
