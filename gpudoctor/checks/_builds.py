@@ -44,7 +44,9 @@ class Build:
 
     @property
     def name(self) -> str:
-        return "PyTorch" if self.framework == "torch" else "TensorFlow"
+        from ..matrix.framework import Framework
+
+        return Framework(self.framework).label
 
     @property
     def cuda_major(self) -> int | None:

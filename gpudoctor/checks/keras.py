@@ -70,6 +70,8 @@ def _setup(facts: Facts, matrix: "Matrix | None") -> _Setup | None:
     fw = facts.frameworks.tensorflow if facts.frameworks else None
     packages = facts.python_packages or {}
     text = (fw.version if fw else None) or next((packages[d] for d in TF_DISTRIBUTIONS if packages.get(d)), None)
+    if text is None:  # no TensorFlow: nothing to pair, and no reason to import packaging (check's time budget)
+        return None
     tf = parse_version(text)
     if tf is None:
         return None

@@ -11,6 +11,7 @@ import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Iterator
 
+from ..matrix.framework import Framework
 from ..model import Facts, Finding, Fix, Section, Severity, Symptom
 from . import _builds as b
 from ._facts import gpu_presence, symptoms
@@ -83,7 +84,7 @@ def driver_insufficient_from_message(facts: Facts, matrix: "Matrix | None") -> I
     have = f"driver {driver.version}" if driver and driver.version else "the installed NVIDIA driver"
     yield Finding(
         "driver-too-old-for-cuda-build", Severity.ERROR, Section.GPU,
-        f"The NVIDIA driver is older than the CUDA runtime the program was built with",
+        "The NVIDIA driver is older than the CUDA runtime the program was built with",
         _lines(found) + (f"{have} cannot run that CUDA runtime",),
         Fix("Upgrade the NVIDIA driver (580 or newer runs CUDA 13), or use a build of the program for an older CUDA",
             ("nvidia-smi   # 'CUDA Version' is the newest CUDA this driver runs",), b.DRIVER_URL),
@@ -123,7 +124,7 @@ def arch_not_in_build_from_message(facts: Facts, matrix: "Matrix | None") -> Ite
             continue
         gpu = facts.gpus[0] if facts.gpus else None
         cc = gpu.compute_capability if gpu else None
-        name = "PyTorch" if framework == "torch" else "TensorFlow"
+        name = Framework(framework).label
         what = f"{gpu.name if gpu and gpu.name else 'the GPU'}" + (f" (compute capability {cc})" if cc else "")
         fix = b.install_fix(facts, matrix, framework, f"Install a {name} build compiled for compute capability {cc or 'of this GPU'}") if matrix else None
         yield Finding(
@@ -213,7 +214,7 @@ def cudnn_mismatch_from_message(facts: Facts, matrix: "Matrix | None") -> Iterat
         if not found:
             continue
         loaded, _, built = (found[0].subject or "").partition(" vs ")
-        name = "TensorFlow" if framework == "tensorflow" else "PyTorch"
+        name = Framework(framework).label
         yield Finding(
             "cudnn-version-mismatch", Severity.ERROR, Section.CUDNN,
             f"{name} was built with cuDNN {built or '?'} but loads cuDNN {loaded or '?'}, and refuses it",

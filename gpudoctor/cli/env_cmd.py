@@ -12,13 +12,12 @@ from pathlib import Path
 
 import click
 
+from gpudoctor.matrix.framework import Framework
 from gpudoctor.model import ExitCode
-
-_FRAMEWORKS = ("pytorch", "tensorflow", "tf", "torch")
 
 
 @click.command("env")
-@click.option("--framework", "-f", "framework", required=True, type=click.Choice(_FRAMEWORKS, case_sensitive=False), help="The framework to install: torch or tf.")
+@click.option("--framework", "-f", "framework", required=True, type=click.Choice(Framework.all_aliases(), case_sensitive=False), help="The framework to install: torch or tf.")
 @click.option("--framework-version", metavar="X", help="Pin this release (fails with the reason if the machine cannot run it).")
 @click.option("--python", "python_version", metavar="3.X", help="The Python version of the environment (default: the newest that fits).")
 @click.option(

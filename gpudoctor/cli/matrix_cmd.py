@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import dataclasses
 import json
-import sys
 from typing import Any, Callable, NoReturn
 
 import click

@@ -10,14 +10,26 @@ import click
 from gpudoctor.model import ExitCode
 
 
-def _split_tests(ctx: click.Context, param: click.Parameter, value: str) -> tuple[str, ...]:
+MAX_TIMEOUT_S = 24 * 3600.0  # a day: longer is a typo, and far past what the OS's timers and wait() accept
+
+
+def _split_tests(ctx: click.Context, param: click.Parameter, value: tuple[str, ...]) -> tuple[str, ...]:
+    """--test cnn,lstm --test transfer: comma-separated and repeatable; a name given twice runs once."""
     from gpudoctor.verify import TESTS
 
-    names = tuple(dict.fromkeys(t.strip().lower() for t in value.split(",") if t.strip()))
+    value = value or ("cnn,lstm,transfer",)
+    given = [t.strip().lower() for v in value for t in v.split(",")]
+    names = tuple(dict.fromkeys(t for t in given if t))
     unknown = [t for t in names if t not in TESTS]
     if unknown or not names:
-        raise click.BadParameter(f"{', '.join(unknown) or value!r}: choose from {', '.join(TESTS)} (comma-separated)")
+        raise click.BadParameter(f"{', '.join(unknown) or ','.join(value)!r}: choose from {', '.join(TESTS)} (comma-separated)")
     return names
+
+
+def _timeout(ctx: click.Context, param: click.Parameter, value: float) -> float:
+    if value != value:  # NaN slips through FloatRange (every comparison with it is False)
+        raise click.BadParameter("nan is not a number of seconds")
+    return value
 
 
 def _device(ctx: click.Context, param: click.Parameter, value: str) -> str:
@@ -25,15 +37,15 @@ def _device(ctx: click.Context, param: click.Parameter, value: str) -> str:
 
     value = value.strip().lower()
     if not DEVICE_PATTERN.match(value):
-        raise click.BadParameter(f"{value!r}: use auto, cpu, cuda or cuda:N")
+        raise click.BadParameter(f"{value!r}: use auto, cpu, cuda or cuda:N (N a device index, 0 to 9999)")
     return value
 
 
 @click.command("verify")
 @click.option("--framework", type=click.Choice(["torch", "tf", "all"]), default="all", show_default=True,
               help="Which framework's smoke tests to run.")
-@click.option("--test", "tests", default="cnn,lstm,transfer", show_default=True, callback=_split_tests,
-              help="Comma-separated tests: cnn, lstm, transfer.")
+@click.option("--test", "tests", multiple=True, callback=_split_tests,
+              help="Comma-separated tests: cnn, lstm, transfer (repeatable; default: all three).")
 @click.option("--device", default="auto", show_default=True, callback=_device,
               help="auto (CUDA if the framework sees one, else the CPU), cpu, cuda or cuda:N.")
 @click.option("--amp/--no-amp", default=None,
@@ -42,7 +54,8 @@ def _device(ctx: click.Context, param: click.Parameter, value: str) -> str:
 @click.option("--weights", "weights", multiple=True, type=click.Path(exists=True, dir_okay=False),
               help="Backbone weights for transfer learning: a state_dict (.pt/.pth) for PyTorch's MobileNetV3-small, "
                    "a Keras weights file (.h5) for MobileNetV2 (alpha 0.35). Repeatable.")
-@click.option("--timeout", "timeout", type=click.FloatRange(min=1.0), default=300.0, show_default=True,
+@click.option("--timeout", "timeout", type=click.FloatRange(min=1.0, max=MAX_TIMEOUT_S), default=300.0, show_default=True,
+              callback=_timeout,
               help="Seconds each test may take before it is killed and failed.")
 @click.option("--json", "as_json", is_flag=True, help="Print the results as JSON (schema gpudoctor.verify/1).")
 @click.option("-v", "--verbose", is_flag=True, help="Show the child's stderr tail for every failed test.")
@@ -51,12 +64,12 @@ def verify(framework: str, tests: tuple[str, ...], device: str, amp: bool | None
     """Train tiny CNN, LSTM and transfer-learning models to prove the GPU works.
 
     Every framework x test pair runs in its own child process with a timeout. Exit status: 0 when every test that
-    ran passed (skips are not failures), 1 when one failed, 2 for a usage error.
+    ran passed (skips are not failures), 1 when one failed or none ran (nothing was proved), 2 for a usage error.
     """
     from gpudoctor.verify import FRAMEWORKS, run_verify
     from gpudoctor.verify import weights as weights_mod
     from gpudoctor.verify.model import VerifyOptions
-    from gpudoctor.verify.render import exit_status, to_json, to_text
+    from gpudoctor.verify.render import exit_code, to_json, to_text
 
     for path in weights:
         if weights_mod.framework_of(path) is None:
@@ -90,7 +103,7 @@ def verify(framework: str, tests: tuple[str, ...], device: str, amp: bool | None
     else:
         unicode = (sys.stdout.encoding or "").lower().replace("-", "") in {"utf8", "utf16"}
         click.echo(to_text(report, verbose=verbose, unicode=unicode), nl=False)
-    sys.exit(int(ExitCode.OK) if exit_status(report) == 0 else int(ExitCode.PROBLEMS))
+    sys.exit(int(exit_code(report)))
 
 
 def _progress_listener():  # -> Listener with a .bars (rich Progress) attribute

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 from gpudoctor.errors import GpuDoctorError
+from gpudoctor.matrix.framework import Framework
 
 from .describe import (
     DescriptionError,
@@ -25,9 +26,6 @@ from .describe import (
 )
 from .plan import Plan, make_plan
 from .render import FILENAMES, FileSet, check_env_name, default_env_name, next_commands, render_files
-
-_FRAMEWORKS = {"torch": "torch", "pytorch": "torch", "tf": "tensorflow", "tensorflow": "tensorflow"}
-
 
 @dataclass(frozen=True)
 class EnvRequest:
@@ -93,9 +91,10 @@ def generate(request: EnvRequest, matrix: Any, probe: Callable[[], Any] | None =
 
     from .writer import OutputError, write_files
 
-    framework = _FRAMEWORKS.get(request.framework.lower())
-    if framework is None:
-        raise UsageError(f"--framework {request.framework!r}: expected torch or tf")
+    try:
+        framework = Framework.parse(request.framework).value
+    except ValueError:
+        raise UsageError(f"--framework {request.framework!r}: expected torch or tf") from None
     _validate(request, matrix, framework)
     target, gpu_names, source, facts = _target(request, matrix, probe)
     warnings = tuple(facts_warnings(facts, target)) if facts is not None and not request.cpu else ()
@@ -122,6 +121,7 @@ def generate(request: EnvRequest, matrix: Any, probe: Callable[[], Any] | None =
         ),
         warnings=warnings,
         docker_image=plan.docker_image,
+        docker_pip_upgrade=plan.docker_pip_upgrade,
         docker_name=docker_name,
     )
     texts = render_files(fileset, plan.formats)
@@ -222,7 +222,7 @@ def _next_steps(plan: Plan, files: tuple[tuple[str, str], ...], name: str, docke
     from .render import gpudoctor_requirement
 
     if gpudoctor_requirement(plan.choice.python):
-        steps.append(f"gpudoctor verify   (inside the new environment, where the files installed it: proves that it trains {where})")
+        steps.append(f"gpudoctor verify   (inside the new environment, after installing gpudoctor there: proves that it trains {where})")
     else:
         steps.append(f"python -c \"import {'torch' if plan.choice.framework == 'torch' else 'tensorflow'}\"   (gpudoctor needs Python >= 3.10 and cannot run in this Python {plan.choice.python} environment)")
     return tuple(steps)
@@ -232,7 +232,7 @@ def invocation(request: EnvRequest, framework: str) -> str:
     import os
     import shlex
 
-    argv = ["gpudoctor", "env", "--framework", "tf" if framework == "tensorflow" else framework]
+    argv = ["gpudoctor", "env", "--framework", Framework.parse(framework).short]
     for flag, value in (("--framework-version", request.version), ("--python", request.python)):
         if value:
             argv += [flag, value]

@@ -4,7 +4,8 @@ The conda, pip and uv files install on the target machine itself. The Dockerfile
 a native-Windows or macOS target it gets its own Choice, solved for Linux with the same GPUs and driver (Docker
 Desktop runs Linux containers in WSL2, where the Windows driver serves the GPU; on a Mac its Linux VM has no NVIDIA
 GPU and the CPU architecture of the Mac). A build that loads CUDA and cuDNN from the system (TensorFlow before
-`and-cuda`) gets a real nvidia/cuda cuDNN runtime image and that image's own Python.
+`and-cuda`: its conda route, or a release with no conda recipe) gets a real nvidia/cuda cuDNN runtime image of that
+CUDA and a Python from the image's own apt archive.
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ class Plan:
     docker_choice: Any = None
     skipped: tuple[tuple[str, str], ...] = ()  # (format, why it was not written)
     docker_image: str | None = None  # the FROM image; None = python:X-slim
+    docker_pip_upgrade: str | None = None  # the image's apt pip is too old: upgrade to this requirement first
 
 
 def expand_formats(formats: Iterable[str]) -> tuple[str, ...]:
@@ -70,7 +72,7 @@ def make_plan(
     try:
         docker_choice = choice if docker_target == target else solve(matrix, docker_target, framework, version, cpu=cpu)
         image = None
-        if docker_choice.conda_packages:
+        if docker_choice.conda_packages or docker_choice.variant.endswith("-system"):
             docker_choice, image = _system_cuda_container(matrix, docker_target, docker_choice, framework, version)
     except NoFit as exc:
         if formats == ("docker",):
@@ -78,11 +80,12 @@ def make_plan(
         why = "; ".join(exc.reasons) or str(exc)
         kept = tuple(fmt for fmt in formats if fmt != "docker")
         return Plan(target, choice, kept, docker_target, None, (("docker", f"no build fits a Linux container: {why}"),))
-    return Plan(target, choice, formats, docker_target, docker_choice, docker_image=image)
+    return Plan(target, choice, formats, docker_target, docker_choice, docker_image=image.image if image else None,
+                docker_pip_upgrade=image.pip_upgrade if image else None)
 
 
-def _system_cuda_container(matrix: Any, target: Any, choice: Any, framework: str, version: str | None) -> tuple[Any, str]:
-    """A conda-route choice -> the same release on an nvidia/cuda cuDNN runtime image (CUDA and cuDNN from the image,
+def _system_cuda_container(matrix: Any, target: Any, choice: Any, framework: str, version: str | None) -> tuple[Any, Any]:
+    """A conda-route (or system-route) choice -> the same release on an nvidia/cuda cuDNN runtime image (CUDA and cuDNN from the image,
     Python from its apt archive)."""
     from gpudoctor.matrix.solver import NoFit, solve
 
@@ -101,6 +104,7 @@ def _system_cuda_container(matrix: Any, target: Any, choice: Any, framework: str
     )
     docker_choice = dataclasses.replace(
         choice, variant=f"cuda-{choice.cuda}-system", packages=framework_pins, conda_packages=(), env=(),
-        notes=tuple(n for n in choice.notes if "LD_LIBRARY_PATH" not in n) + (note,),
+        reasons=tuple(r for r in choice.reasons if "go into the conda environment" not in r),
+        notes=tuple(n for n in choice.notes if "LD_LIBRARY_PATH" not in n and not n.startswith("needs from the system")) + (note,),
     )
-    return docker_choice, image.image
+    return docker_choice, image

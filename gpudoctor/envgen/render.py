@@ -14,6 +14,7 @@ from functools import cache
 from typing import Any, Iterable, Sequence
 
 from gpudoctor import __version__
+from gpudoctor.matrix.framework import Framework
 
 FORMATS = ("conda", "pip", "docker", "uv")
 FILENAMES = {
@@ -25,7 +26,6 @@ FILENAMES = {
 TEMPLATES = {fmt: f"{name}.j2" for fmt, name in FILENAMES.items()}
 CONDA_CHANNELS = ("conda-forge", "nodefaults")
 
-_FRAMEWORK_LABEL = {"torch": "PyTorch", "tensorflow": "TensorFlow"}
 _SMOKE = {
     "torch": "import torch; print('torch', torch.__version__, 'CUDA available:', torch.cuda.is_available())",
     "tensorflow": "import tensorflow as tf; print('tensorflow', tf.__version__, 'GPUs:', tf.config.list_physical_devices('GPU'))",
@@ -50,23 +50,15 @@ class FileSet:
     warnings: tuple[str, ...] = ()  # what the target's facts hide (facts_warnings): headed "Warning:" in every file
     docker_image: str | None = None  # the Dockerfile's FROM image when the build needs system CUDA (None: python:X-slim)
     docker_name: str | None = None  # the image name (default: named after what the Dockerfile installs)
+    docker_pip_upgrade: str | None = None  # upgrade the base image's apt pip to this requirement first ("pip<21")
 
 
-# gpudoctor itself goes into every environment it writes, so that `gpudoctor verify` there tests that environment's
-# interpreter (verify runs its tests with sys.executable). It needs Python >= 3.10.
-GPUDOCTOR_MIN_PYTHON = (3, 10)
-
-
-def gpudoctor_requirement(python: str) -> str | None:
-    """ "gpudoctor==0.1.0" for an environment gpudoctor can run in, None below Python 3.10."""
-    parts = tuple(int(p) for p in python.split(".")[:2])
-    return f"gpudoctor=={__version__}" if parts >= GPUDOCTOR_MIN_PYTHON else None
+from .own_install import gpudoctor_requirement  # noqa: E402 - placed where the rule used to be
 
 
 def default_env_name(choice: Any) -> str:
     """ "torch-2.14.1-cu126", "tf-2.21.0-and-cuda", "torch-2.14.1-cpu"."""
-    short = "tf" if choice.framework == "tensorflow" else choice.framework
-    name = f"{short}-{choice.version}-{choice.variant}"
+    name = f"{Framework.parse(choice.framework).short}-{choice.version}-{choice.variant}"
     return re.sub(r"[^A-Za-z0-9._-]", "-", name)
 
 
@@ -110,11 +102,13 @@ def header_lines(fileset: FileSet, choice: Any, filename: str) -> list[str]:
         lines.append(f"Wheel index: {choice.index_url}")
     if choice.conda_packages:
         lines.append(f"From conda-forge: {', '.join(choice.conda_packages)}")
+    if choice.variant.endswith("-system") and choice.cuda and not (filename == FILENAMES["docker"] and fileset.docker_image):
+        lines.append(f"Needs from the system: CUDA {choice.cuda} and a cuDNN for it (pip installs only the Python packages)")
     for key, value in getattr(choice, "env", ()):
         lines.append(f"Needs in the environment: {key}={value}")
     own = gpudoctor_requirement(choice.python)
     if own:
-        lines.append(f"Also installs {own}, so that `gpudoctor verify` inside this environment tests it")
+        lines.append(f"Then install gpudoctor in it (pip install {shlex.quote(own)}), so that `gpudoctor verify` there tests it")
     else:
         lines.append(f"gpudoctor needs Python >= 3.10, so it cannot run inside this Python {choice.python} environment: check it with the smoke test")
     if choice.reasons:
@@ -151,7 +145,7 @@ def requirement_names(requirements: Iterable[str]) -> list[str]:
 def context(fileset: FileSet, fmt: str, choice: Any | None = None) -> dict[str, Any]:
     choice = choice if choice is not None else fileset.choice
     gpu = _is_gpu_build(choice)
-    requirements = list(choice.packages)
+    requirements = [*choice.packages, *getattr(choice, "pins", ())]
     options = pip_options(choice)
     docker_lines = [" ".join(shlex.quote(part) for part in option.split(" ", 1)) for option in options]
     docker_lines += [shlex.quote(req) for req in requirements]
@@ -159,10 +153,10 @@ def context(fileset: FileSet, fmt: str, choice: Any | None = None) -> dict[str, 
     base_image = fileset.docker_image if fmt == "docker" and fileset.docker_image else None
     image = (fileset.docker_name or default_env_name(choice)).lower()
     return {
-        "own_requirement": own,
-        "pip_own": own if own and not choice.index_url else None,
+        "own_requirement": shlex.quote(own) if own else None,
         "base_image": base_image or f"python:{choice.python}-slim",
         "apt_python": f"python{choice.python}" if base_image else None,
+        "pip_upgrade": shlex.quote(fileset.docker_pip_upgrade) if base_image and fileset.docker_pip_upgrade else None,
         "python_cmd": f"python{choice.python}" if base_image else "python",
         "env_vars": [f"{key}={value}" for key, value in getattr(choice, "env", ())],
         "gpudoctor_version": __version__,
@@ -170,7 +164,7 @@ def context(fileset: FileSet, fmt: str, choice: Any | None = None) -> dict[str, 
         "name": fileset.name,
         "image": image,
         "framework": choice.framework,
-        "framework_label": _FRAMEWORK_LABEL.get(choice.framework, choice.framework),
+        "framework_label": Framework.parse(choice.framework).label,
         "version": choice.version,
         "variant": choice.variant,
         "cuda": choice.cuda,
@@ -187,7 +181,8 @@ def context(fileset: FileSet, fmt: str, choice: Any | None = None) -> dict[str, 
         "conda_dependencies": [f"python={choice.python}", "pip", *choice.conda_packages],
         "docker_pip_lines": docker_lines,
         "docker_needs_system_cuda": bool(base_image),
-        "smoke_command": json.dumps(["python", "-c", _SMOKE.get(choice.framework, "print('ok')")]),
+        "smoke_shell": f"python -c {shlex.quote(_smoke(choice))}",
+        "smoke_command": json.dumps([f"python{choice.python}" if base_image else "python", "-c", _smoke(choice)]),
     }
 
 
@@ -208,7 +203,7 @@ def render_files(fileset: FileSet, formats: Sequence[str]) -> dict[str, str]:
 def next_commands(fmt: str, path: str, name: str, choice: Any, directory: str = ".", windows: bool = False) -> list[str]:
     """What to run after writing a file (printed by the CLI)."""
     own = gpudoctor_requirement(choice.python)
-    after = [f"pip install {own}"] if own and choice.index_url and fmt in ("conda", "pip") else []
+    after = [f"pip install {shlex.quote(own)}"] if own and fmt in ("conda", "pip", "uv") else []
     env = [f"conda env config vars set {key}=\"{value}\" && conda activate {name}" for key, value in getattr(choice, "env", ())]
     if fmt == "conda":
         return [f"conda env create -f {shlex.quote(path)}", f"conda activate {name}", *env, *after]
@@ -230,6 +225,13 @@ def next_commands(fmt: str, path: str, name: str, choice: Any, directory: str = 
 
 
 # ---------------------------------------------------------------------------------------------------------------
+
+
+def _smoke(choice: Any) -> str:
+    """The container's check command; tf.config.list_physical_devices came with TensorFlow 2.1."""
+    if choice.framework == "tensorflow" and tuple(int(p) for p in choice.version.split(".")[:2]) < (2, 1):
+        return "import tensorflow as tf; print('tensorflow', tf.__version__, 'GPU available:', tf.test.is_gpu_available())"
+    return _SMOKE.get(choice.framework, "print('ok')")
 
 
 def _is_gpu_build(choice: Any) -> bool:

@@ -7,7 +7,8 @@ import shlex
 from dataclasses import dataclass
 
 from ..errors import GpuDoctorError
-from .model import Matrix, arch_support, cc_tuple, series, try_vtuple, version_ge, vtuple
+from ._solve_driver import DriverVerdict, driver_os, driver_verdict, is_branch
+from .model import Framework, Matrix, arch_support, cc_tuple, series, try_vtuple, vtuple
 
 # When no Python is asked for, choose the newest one a release has wheels for, but not newer than this (brand-new
 # Pythons lack wheels of many other packages). A policy, not a compatibility fact: --python overrides it.
@@ -41,6 +42,7 @@ class Choice:
     notes: tuple[str, ...] = ()  # caveats
     skipped: tuple[str, ...] = ()  # why each newer release (or build) was not chosen, newest first
     env: tuple[tuple[str, str], ...] = ()  # variables the environment needs, e.g. (("LD_LIBRARY_PATH", "$CONDA_PREFIX/lib/"),)
+    pins: tuple[str, ...] = ()  # caps on the framework's own dependencies that its metadata lacks, e.g. ("protobuf<3.21",)
 
     @property
     def label(self) -> str:
@@ -63,80 +65,11 @@ class UnknownRelease(NoFit):
     """A pinned release the matrix does not know: a usage error, not a machine limitation."""
 
 
-@dataclass(frozen=True)
-class DriverVerdict:
-    ok: bool | None  # None: cannot tell (no driver facts, or a CUDA major the matrix does not know)
-    mode: str | None  # "native" (driver CUDA >= build CUDA) | "minor-version compatibility" | None
-    driver_cuda: str | None  # the CUDA the driver supports (given or derived)
-    need: str | None  # the minimum driver for this build (the major's floor, or the toolkit's own driver for <= 10.x)
-    full: str | None  # the driver shipped with that CUDA release (full feature set, PTX JIT of its code)
-
-    @property
-    def native(self) -> bool:
-        return self.mode == "native"
-
-
-def driver_os(os: str | None, wsl: bool | int | None = False) -> str:
-    """Which driver table applies: WSL2 runs the Windows driver."""
-    return "windows" if os == "windows" or wsl else "linux"
-
-
-def is_branch(driver_version: str | None) -> bool:
-    """ "550" names a driver branch (R550), not release 550.0.0."""
-    parts = try_vtuple(driver_version)
-    return parts is not None and len(parts) == 1
-
-
-def driver_at_least(driver_version: str, need: str) -> bool:
-    """A driver (or a whole branch) satisfies ``need``: every release of branch R550 is >= its first, 550.54.14."""
-    if is_branch(driver_version):
-        return vtuple(driver_version)[0] >= vtuple(need)[0]
-    return version_ge(driver_version, need)
-
-
-def driver_cuda_of(matrix: Matrix, driver_version: str, os: str = "linux") -> str | None:
-    """The newest CUDA (x.y) a driver supports; for a branch, the newest one whose first driver is in that branch."""
-    if not is_branch(driver_version):
-        return matrix.driver_cuda(driver_version, os)
-    minors = sorted({r.minor for r in matrix.cuda_releases}, key=vtuple, reverse=True)
-    for minor in minors:
-        need = matrix.min_driver(minor, os)
-        if need and driver_at_least(driver_version, need):
-            return minor
-    return None
-
-
-def driver_verdict(matrix: Matrix, cuda: str, driver_version: str | None, driver_cuda: str | None, os: str = "linux") -> DriverVerdict:
-    """Can this driver run a build made with CUDA ``cuda``? ``os`` is the driver's OS ("windows" for WSL2)."""
-    want = vtuple(cuda)[:2]
-    major = want[0]
-    dcuda = driver_cuda or (driver_cuda_of(matrix, driver_version, os) if driver_version else None)
-    full = matrix.min_driver(cuda, os)
-    have_cuda = try_vtuple(dcuda)
-    need = matrix.mvc_floor(major, os) if major >= 11 else full
-    if have_cuda is not None and have_cuda[:2] >= want:
-        # Before CUDA 11 there is no minor-version compatibility: an exact toolkit (8.0.61, 9.2.148) needs its own
-        # driver even where an earlier release of the same minor (8.0.44) is satisfied.
-        if major < 11 and need and try_vtuple(driver_version) is not None and not version_ge(driver_version, need):
-            return DriverVerdict(False, None, dcuda, need, full)
-        return DriverVerdict(True, "native", dcuda, need, full)
-    if need is None:
-        return DriverVerdict(None, None, dcuda, None, full)
-    if try_vtuple(driver_version) is not None:
-        ok = driver_at_least(driver_version, need)
-    elif have_cuda is not None:
-        ok = major >= 11 and have_cuda[0] == major
-    else:
-        return DriverVerdict(None, None, dcuda, need, full)
-    mode = ("minor-version compatibility" if major >= 11 else "native") if ok else None
-    return DriverVerdict(ok, mode, dcuda, need, full)
-
-
 # -- helpers ----------------------------------------------------------------------------------------------------
 
 
 def fw_name(fw: str) -> str:
-    return "PyTorch" if fw == "torch" else "TensorFlow"
+    return Framework.parse(fw).label
 
 
 def quote(requirement: str) -> str:
@@ -211,6 +144,10 @@ def gpu_fit(
     if missing:
         rejects.append(f"{label} has no code for compute capability {', '.join(missing)} (it has {' '.join(arch)})")
         return None
+    old = _ptx_on_newer_arch(matrix, covers, cuda)
+    if old:
+        rejects.append(f"{label} {old}")
+        return None
     floor = matrix.cudnn_cc_min(cudnn) if cudnn else None
     below = [cc for cc in target.compute_capabilities if floor and cc_tuple(cc) < cc_tuple(floor)]
     if below:
@@ -227,7 +164,8 @@ def gpu_fit(
         return None
     ptx = [cc for cc, how in covers.items() if how == "ptx"]
     made_by = ptx_cuda or cuda
-    if ptx and dv.driver_cuda and try_vtuple(dv.driver_cuda)[:2] < vtuple(made_by)[:2]:
+    have = try_vtuple(dv.driver_cuda) if dv.driver_cuda else None  # None: unreadable ("1.999…" past int's limit)
+    if ptx and have is not None and have[:2] < vtuple(made_by)[:2]:
         rejects.append(
             f"{label} runs compute capability {', '.join(ptx)} only through PTX made by CUDA {made_by}, newer than the driver's CUDA {dv.driver_cuda} can JIT-compile"
         )
@@ -262,6 +200,28 @@ def gpu_fit(
     if not confirmed:
         notes.append(f"the architecture list of {label} comes from conda packages or documentation, not from the wheel itself")
     return Fit((not ptx, confirmed), tuple(reasons), tuple(notes))
+
+
+def _ptx_on_newer_arch(matrix: Matrix, covers: dict[str, str | None], cuda: str) -> str | None:
+    """Why a build reaches a GPU only through PTX made before that GPU's architecture existed, or None.
+
+    The rule: a build whose CUDA is older than the first CUDA that compiles for a GPU's compute capability (cuda.toml
+    [[targets]]) cannot run on that GPU, PTX or not. The framework's own PTX might JIT-compile, but the CUDA libraries
+    the build loads with it (cuBLAS, cuFFT, cuDNN of that CUDA) have no code for an architecture their CUDA did not
+    know, so the first library call fails. SASS of the same major (sm_80 on an 8.6 GPU) is binary-compatible and is
+    not affected."""
+    known = matrix.cuda_targets_for(cuda)
+    if known is None:
+        return None
+    late = [cc for cc, how in covers.items() if how == "ptx" and cc_tuple(cc) > cc_tuple(known.max_cc)]
+    if not late:
+        return None
+    first = next((t.since for t in matrix.cuda_targets if cc_tuple(t.max_cc) >= cc_tuple(max(late, key=cc_tuple))), None)
+    need = f"; compute capability {', '.join(late)} needs a build made with CUDA >= {first}" if first else ""
+    return (
+        f"reaches compute capability {', '.join(late)} only through PTX, and its CUDA {cuda} predates that architecture "
+        f"(CUDA {cuda} compiles for compute capability <= {known.max_cc}): the CUDA {cuda} libraries it loads (cuBLAS, cuDNN) have no code for it{need}"
+    )
 
 
 def _driver_label(target: Target, dv: DriverVerdict) -> str:

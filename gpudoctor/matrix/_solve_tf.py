@@ -90,19 +90,50 @@ def _gpu_choice(matrix: Matrix, target: Target, release: TfRelease, exact: str, 
         else:
             reasons.append(f"tensorflow {release.series} installs its CUDA {release.cuda} / cuDNN {release.cudnn} libraries as nvidia-* wheels (`and-cuda` extra)")
         return Choice("tensorflow", exact, "and-cuda", None, tuple(packages), py, runtime, reasons=tuple(reasons), notes=tuple(notes), skipped=skipped)
-    recipe = matrix.platforms.tf_recipe(release.series) if matrix.platforms else None
-    if recipe is None or target.os != "linux" or target.arch != "x86_64":
+    plat = matrix.platforms
+    recipe = plat.tf_recipe(release.series) if plat else None
+    linux = target.os == "linux" and target.arch == "x86_64"
+    package = f"{release.package}=={exact}"
+    if linux and recipe is None and plat is not None and plat.tf_system_route(release.series):
+        return _system_choice(matrix, release, exact, py, package, reasons, notes, skipped)
+    if recipe is None or not linux:
         rejects.append(f"{label} has no `and-cuda` extra and gpudoctor knows no recipe for its CUDA {release.cuda} / cuDNN {release.cudnn} here")
         return None
     ld = recipe.ld_library_path.replace("{python}", py)
+    where = recipe.origin or "TensorFlow's Linux recipe"
     reasons.append(
-        f"tensorflow {exact} has no `and-cuda` extra (it came with 2.14): TensorFlow's Linux recipe puts CUDA {release.cuda} and cuDNN "
-        f"{release.cudnn} in the conda environment ({', '.join(recipe.conda + recipe.pip)}) and points the loader at them"
+        f"tensorflow {exact} has no `and-cuda` extra (it came with 2.14): CUDA {release.cuda} and cuDNN {release.cudnn} go into the conda "
+        f"environment ({', '.join(recipe.conda + recipe.pip)}) and the loader is pointed at them; {where}"
     )
+    if release.package != "tensorflow":
+        reasons.append(f"tensorflow {release.series}'s CUDA build is the `{release.package}` distribution (its plain `tensorflow` wheel has no GPU code)")
     notes.append(f"tensorflow {exact} finds CUDA and cuDNN only with LD_LIBRARY_PATH={ld} set in the activated environment")
+    for pin in recipe.pins:
+        notes.append(f"{pin} pinned: tensorflow {exact} does not cap it, and its generated protocol-buffer code fails to import with protobuf >= 4.21")
     return Choice(
-        "tensorflow", exact, f"cuda-{release.cuda}-conda", None, (f"{release.package}=={exact}", *recipe.pip), py, release.cuda,
+        "tensorflow", exact, f"cuda-{release.cuda}-conda", None, (package, *recipe.pip), py, release.cuda,
         conda_packages=recipe.conda, reasons=tuple(reasons), notes=tuple(notes), skipped=skipped, env=(("LD_LIBRARY_PATH", ld),),
+        pins=recipe.pins,
+    )
+
+
+def _system_choice(matrix: Matrix, release: TfRelease, exact: str, py: str, package: str, reasons: list[str], notes: list[str], skipped: tuple[str, ...]) -> Choice:
+    """A release whose CUDA has no conda-forge build: the GPU wheel, and CUDA / cuDNN from the system (or the Dockerfile's
+    nvidia/cuda image)."""
+    plat = matrix.platforms
+    image = plat.cuda_image(release.cuda) if plat else None
+    cudnn_major = vtuple(release.cudnn)[0]
+    reasons.append(
+        f"tensorflow {exact} has no `and-cuda` extra and conda-forge has no CUDA {release.cuda} build: `{release.package}` loads CUDA {release.cuda} "
+        f"(libcudart.so.{release.cuda}) and cuDNN {cudnn_major} from the system"
+    )
+    needs = f"CUDA {release.cuda} and cuDNN {release.cudnn}.x for CUDA {release.cuda} (NVIDIA's packages)"
+    if image is not None:
+        needs += f", or the {image.image} image the Dockerfile starts from"
+    notes.append(f"needs from the system: {needs}; pip installs only the Python package")
+    return Choice(
+        "tensorflow", exact, f"cuda-{release.cuda}-system", None, (package,), py, release.cuda,
+        reasons=tuple(reasons), notes=tuple(notes), skipped=skipped,
     )
 
 

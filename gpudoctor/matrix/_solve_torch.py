@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from .model import Matrix, TorchRelease, TorchVariant, vtuple
-from ._solve_core import Choice, Fit, Target, driver_os, gpu_fit, pick_python, py_range, select
+from ._solve_core import Choice, Fit, Target, gpu_fit, pick_python, py_range, select
+from ._solve_driver import driver_os
 
 
 def solve_torch(matrix: Matrix, target: Target, version: str | None, cpu: bool) -> tuple[Choice | None, list[str]]:

@@ -9,13 +9,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from packaging.specifiers import InvalidSpecifier, SpecifierSet
-from packaging.version import InvalidVersion, Version
 
 from ..errors import UnknownRelease
 
 if TYPE_CHECKING:
-    from . import _Reader
+    from packaging.version import Version
+    from .reader import Reader
     from .model import Matrix
 
 KERAS_FILE = "keras.toml"
@@ -23,6 +22,7 @@ KERAS_FILE = "keras.toml"
 
 def parse_version(text: str | None) -> Version | None:
     """"2.15.0" -> Version; None for None or anything PEP 440 cannot read."""
+    from packaging.version import InvalidVersion, Version
     if not text:
         return None
     try:
@@ -37,6 +37,7 @@ def minor_of(version: Version) -> str:
 
 def admits(spec: str, version: Version) -> bool:
     """Does the requirement ``spec`` admit ``version`` (pre-releases included, as an installed one can be)?"""
+    from packaging.specifiers import SpecifierSet
     return SpecifierSet(spec).contains(version, prereleases=True)
 
 
@@ -72,6 +73,8 @@ class KerasForTf:
     @property
     def keras3(self) -> bool:
         """tf.keras is Keras 3: the requirement's lower bound is a Keras 3 release."""
+        from packaging.specifiers import SpecifierSet
+        from packaging.version import Version
         return any(Version(s.version).major >= 3 for s in SpecifierSet(self.keras) if s.operator in (">=", ">", "==", "~="))
 
     @property
@@ -95,18 +98,19 @@ class KerasTable:
     legacy_sources: tuple[str, ...] = ()
 
     def for_tf(self, version: str | Version | None) -> KerasForTf | None:
-        tf = version if isinstance(version, Version) else parse_version(version)
+        tf = parse_version(version) if version is None or isinstance(version, str) else version
         if tf is None:
             return None
         return next((r for r in self.tensorflow if r.series == minor_of(tf)), None)
 
     def bundles(self, version: str | Version | None) -> bool | None:
         """TensorFlow has tf.keras inside (<= bundled_until); None when the version cannot be read."""
-        tf = version if isinstance(version, Version) else parse_version(version)
+        from packaging.version import Version
+        tf = parse_version(version) if version is None or isinstance(version, str) else version
         return None if tf is None else tf.release[:2] <= Version(self.bundled_until).release[:2]
 
     def standalone_row(self, keras: str | Version | None) -> KerasStandalone | None:
-        k = keras if isinstance(keras, Version) else parse_version(keras)
+        k = parse_version(keras) if keras is None or isinstance(keras, str) else keras
         if k is None:
             return None
         return next((r for r in self.standalone if r.series == minor_of(k)), None)
@@ -174,6 +178,7 @@ def keras_for_tf(m: "Matrix", release: str) -> KerasPin:
 
 
 def keras_info(m: "Matrix", version: str) -> KerasInfo:
+    from packaging.version import Version
     t, v = m.keras, parse_version(version)
     keras2 = [r.series for r in t.tensorflow if not r.keras3] if t else []
     known = f"standalone {', '.join(r.series for r in t.standalone)}; {keras2[0]}–{keras2[-1]} (the tf.keras of the same TensorFlow); 3.x" if keras2 else "none"
@@ -197,7 +202,8 @@ def keras_info(m: "Matrix", version: str) -> KerasInfo:
 # -- loading (called by gpudoctor.matrix.load_matrix with the file's reader) ------------------------------------
 
 
-def load_keras_table(r: "_Reader") -> KerasTable:
+def load_keras_table(r: "Reader") -> KerasTable:
+    from packaging.version import Version
     bundled, since = r.version("bundled_until"), r.version("keras3_since")
     standalone = tuple(
         KerasStandalone(t.version("series"), _kind(t), _spec(t, "tensorflow"), t.str("note", False), t.urls("sources"))
@@ -217,14 +223,15 @@ def load_keras_table(r: "_Reader") -> KerasTable:
     return KerasTable(bundled, since, r.str("legacy_env"), r.strs("legacy_values"), standalone, tuple(rows), r.urls("legacy_sources"))
 
 
-def _kind(t: "_Reader") -> str:
+def _kind(t: "Reader") -> str:
     kind = t.str("kind")
     if kind not in ("multi-backend", "tf.keras redirect"):
         raise t.fail("kind", f"must be 'multi-backend' or 'tf.keras redirect', got {kind!r}")
     return kind
 
 
-def _spec(t: "_Reader", key: str) -> str:
+def _spec(t: "Reader", key: str) -> str:
+    from packaging.specifiers import InvalidSpecifier, SpecifierSet
     value = t.str(key)
     try:
         SpecifierSet(value)

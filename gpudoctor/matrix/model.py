@@ -1,348 +1,42 @@
-"""Typed, frozen rows of the compatibility matrix (matrices/*.toml) and the questions gpudoctor asks of it.
+"""The compatibility matrix as one frozen value (matrices/*.toml, loaded by gpudoctor.matrix.load_matrix) and the
+questions gpudoctor asks across its rows.
 
-Everything here is data and pure lookups: no I/O (loading is gpudoctor.matrix.load_matrix), no printing. Versions
-stay strings as the tools print them; ``vtuple`` turns them into comparable tuples.
+Everything here is data and pure lookups: no I/O, no printing. The pieces live in their own modules and are
+re-exported here, where the rest of gpudoctor imports them from: versions (vtuple, series, ...), arch (parse_arch,
+arch_support, ...), rows (the release dataclasses) and framework (Framework).
 """
 
 from __future__ import annotations
 
-import functools
-import re
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Iterable, Mapping
+from typing import TYPE_CHECKING, Mapping
+
+from .arch import TEGRA_CCS, ArchEntry, arch_summary, arch_support, cc_tuple, parse_arch
+from .framework import Framework
+from .rows import (
+    CudaMajor,
+    CudaRelease,
+    CudaTargets,
+    CudnnRelease,
+    GpuModel,
+    TfRelease,
+    TorchRelease,
+    TorchVariant,
+    name_tokens,
+)
+from .versions import cuda_tag, local_tag, python_span, series, try_vtuple, tuple_ge, version_ge, vtuple
 
 if TYPE_CHECKING:
     from .broken import BrokenRule
     from .keras import KerasTable
-    from .wheels import WheelOverlay, WheelRelease
     from .platforms import Platforms
-
-_VERSION_RE = re.compile(r"\d+(?:\.\d+)*")
-
-
-@functools.lru_cache(maxsize=4096)  # the same few hundred version strings are compared thousands of times a run
-def vtuple(text: str) -> tuple[int, ...]:
-    """"570.124.04" -> (570, 124, 4); "2.7.1+cu128" -> (2, 7, 1); "12.8" -> (12, 8). ValueError if not a version."""
-    m = _VERSION_RE.match(text.strip()) if isinstance(text, str) else None
-    if not m:
-        raise ValueError(f"not a version: {text!r}")
-    return tuple(int(part) for part in m.group(0).split("."))
-
-
-def try_vtuple(text: str | None) -> tuple[int, ...] | None:
-    if text is None:
-        return None
-    try:
-        return vtuple(text)
-    except ValueError:
-        return None
-
-
-def series(text: str, parts: int = 2) -> str:
-    """"2.7.1+cu128" -> "2.7"; "12.8.1" -> "12.8"."""
-    return ".".join(str(p) for p in vtuple(text)[:parts])
-
-
-def version_ge(a: str, b: str) -> bool:
-    """a >= b, padding the shorter with zeros ("580" >= "580.0.0")."""
-    return _ge(vtuple(a), vtuple(b))
-
-
-def _padded(a: tuple[int, ...], b: tuple[int, ...]) -> tuple[tuple[int, ...], tuple[int, ...]]:
-    n = max(len(a), len(b))
-    return a + (0,) * (n - len(a)), b + (0,) * (n - len(b))
-
-
-def python_span(pythons: Iterable[str]) -> str:
-    """("2.7", "3.3", "3.4", "3.5") -> "2.7, 3.3–3.5": consecutive minors of one major as a range, majors apart."""
-    ordered = sorted(set(pythons), key=vtuple)
-    if not ordered:
-        return "none"
-    groups: list[list[str]] = []
-    for p in ordered:
-        last = groups[-1][-1] if groups else None
-        if last and vtuple(last)[0] == vtuple(p)[0] and vtuple(p)[1:2] == (vtuple(last)[1] + 1,):
-            groups[-1].append(p)
-        else:
-            groups.append([p])
-    return ", ".join(g[0] if len(g) == 1 else f"{g[0]}–{g[-1]}" for g in groups)
-
-
-def local_tag(version: str) -> str | None:
-    """"2.7.1+cu128" -> "cu128"; "2.6.0" -> None."""
-    return version.split("+", 1)[1].strip() if "+" in version else None
-
-
-def cuda_tag(cuda: str) -> str:
-    """"12.8" -> "cu128"; "11.8" -> "cu118"."""
-    major, minor = vtuple(cuda)[:2]
-    return f"cu{major}{minor}"
-
-
-# ---------------------------------------------------------------------------------------------------------------
-# GPU architectures: "sm_86" (SASS), "compute_90" (PTX), "sm_90a" (arch-specific), "sm_100f" (family),
-# and TORCH_CUDA_ARCH_LIST style "8.6" / "8.6+PTX".
-
-_ARCH_RE = re.compile(r"^(sm|compute)_(\d{1,6})([af]?)$")  # bounded: int() of 4,300+ digits raises
-_CC_RE = re.compile(r"^(\d{1,4})\.(\d{1,4})(\+ptx)?$")
-
-
-@dataclass(frozen=True)
-class ArchEntry:
-    kind: str  # "sass" | "ptx"
-    cc: tuple[int, int]
-    suffix: str = ""  # "" | "a" (this exact CC only) | "f" (family: same major, equal or higher minor)
-
-    @property
-    def label(self) -> str:
-        prefix = "sm" if self.kind == "sass" else "compute"
-        return f"{prefix}_{self.cc[0]}{self.cc[1]}{self.suffix}"
-
-
-def parse_arch(entry: str) -> tuple[ArchEntry, ...]:
-    """One arch-list entry -> its SASS/PTX targets (empty for an entry it cannot read)."""
-    text = entry.strip().lower()
-    m = _ARCH_RE.match(text)
-    if m:
-        digits = m.group(2)
-        if len(digits) < 2:
-            return ()
-        cc = (int(digits[:-1]), int(digits[-1]))
-        return (ArchEntry("sass" if m.group(1) == "sm" else "ptx", cc, m.group(3)),)
-    m = _CC_RE.match(text)
-    if m:
-        cc = (int(m.group(1)), int(m.group(2)))
-        return (ArchEntry("sass", cc),) + ((ArchEntry("ptx", cc),) if m.group(3) else ())
-    return ()
-
-
-def cc_tuple(cc: str) -> tuple[int, int]:
-    parts = vtuple(cc)
-    return (parts[0], parts[1] if len(parts) > 1 else 0)
-
-
-# Integrated (Tegra) GPUs: Jetson TK1 3.2, Nano/TX1 5.3, TX2 6.2, Xavier 7.2, Orin 8.7. CUDA C++ Programming Guide,
-# "Binary Compatibility": a cubin for X.y runs on X.z with z >= y, but "Binary compatibility is supported only for the
-# desktop. It is not supported for Tegra. Also, the binary compatibility between desktop and Tegra is not supported."
-# So a Tegra GPU runs only SASS of its own compute capability (PTX still JIT-compiles). Reviewed 2026-11-24.
-TEGRA_CCS = frozenset({(3, 2), (5, 3), (6, 2), (7, 2), (8, 7)})
-
-
-def arch_support(arch_list: Iterable[str], cc: str) -> str | None:
-    """How a build with ``arch_list`` runs on a GPU of compute capability ``cc``: "sass" (native code), "ptx"
-    (JIT-compiled from PTX on first start) or None (no kernel image for it)."""
-    gpu = cc_tuple(cc)
-    tegra = gpu in TEGRA_CCS
-    ptx = False
-    for raw in arch_list:
-        for entry in parse_arch(raw):
-            if entry.kind == "sass":
-                if entry.suffix == "a" or tegra:
-                    if entry.cc == gpu:
-                        return "sass"
-                elif entry.cc[0] == gpu[0] and entry.cc[1] <= gpu[1] and entry.cc not in TEGRA_CCS:
-                    return "sass"
-            elif entry.suffix == "a":
-                ptx = ptx or entry.cc == gpu
-            elif entry.cc <= gpu:
-                ptx = True
-    return "ptx" if ptx else None
-
-
-def arch_summary(arch_list: Iterable[str]) -> str:
-    return " ".join(arch_list)
-
-
-# ---------------------------------------------------------------------------------------------------------------
-# Rows
-
-
-@dataclass(frozen=True)
-class CudaMajor:
-    major: int
-    linux_floor: str | None
-    windows_floor: str | None
-    sources: tuple[str, ...] = ()
-
-    def floor(self, os: str) -> str | None:
-        return self.windows_floor if os == "windows" else self.linux_floor
-
-
-@dataclass(frozen=True)
-class CudaRelease:
-    version: str  # "12.8.1"
-    label: str  # "12.8 Update 1"
-    linux: str | None  # minimum Linux driver
-    windows: str | None  # minimum Windows driver (None: not published / not bundled)
-    branch: int | None = None  # driver branch of this minor (13.x)
-
-    @property
-    def minor(self) -> str:
-        return series(self.version)
-
-    def driver(self, os: str) -> str | None:
-        if os == "windows":
-            if self.windows:
-                return self.windows
-            return str(self.branch) if self.branch else None
-        return self.linux
-
-
-@dataclass(frozen=True)
-class CudaTargets:
-    since: str
-    min_cc: str
-    max_cc: str
-    note: str | None = None
-
-
-@dataclass(frozen=True)
-class TorchVariant:
-    tag: str  # wheel index tag: "cu126", "cpu"
-    cuda: str | None  # "12.6"; None for CPU
-    arch: tuple[str, ...] | None = None  # torch.cuda.get_arch_list() of the wheel; None = unknown
-    arch_confirmed: bool = True
-    ptx_linux_only: bool = False
-    cudnn: str | None = None  # the cuDNN this variant pins (where known)
-    sources: tuple[str, ...] = ()
-
-    def arch_for(self, os: str = "linux") -> tuple[str, ...] | None:
-        if self.arch is None:
-            return None
-        if self.ptx_linux_only and os != "linux":
-            return tuple(a for a in self.arch if not a.startswith("compute_"))
-        return self.arch
-
-
-@dataclass(frozen=True)
-class TorchRelease:
-    versions: tuple[str, ...]  # known patch releases, oldest first; the last is installed by the solver
-    released: str | None
-    python: tuple[str, ...]
-    default_linux: str  # variant a plain `pip install torch` gets on Linux x86_64
-    variants: tuple[TorchVariant, ...]
-    python_experimental: tuple[str, ...] = ()
-    rocm: str | None = None
-    torchvision: str | None = None  # minor series, "0.22"
-    torchvision_pins: Mapping[str, str] = field(default_factory=dict)
-    torchaudio: str | None = None
-    torchaudio_pins: Mapping[str, str] = field(default_factory=dict)
-    sources: tuple[str, ...] = ()
-    python_documented: tuple[str, ...] = ()  # the table's Pythons where the wheels (matrices/wheels.toml) differ
-
-    @property
-    def series(self) -> str:
-        return series(self.versions[-1])
-
-    @property
-    def latest(self) -> str:
-        return self.versions[-1]
-
-    def variant(self, tag: str) -> TorchVariant | None:
-        return next((v for v in self.variants if v.tag == tag), None)
-
-    def variant_for_cuda(self, cuda: str) -> TorchVariant | None:
-        want = vtuple(cuda)[:2]
-        return next((v for v in self.variants if v.cuda and vtuple(v.cuda)[:2] == want), None)
-
-    def torchvision_requirement(self, version: str) -> str | None:
-        return _companion("torchvision", self.torchvision_pins.get(version), self.torchvision)
-
-    def torchaudio_requirement(self, version: str) -> str | None:
-        return _companion("torchaudio", self.torchaudio_pins.get(version), self.torchaudio)
-
-
-def _companion(name: str, pin: str | None, minor_series: str | None) -> str | None:
-    """The exact companion release where the matrix knows it, else its minor series."""
-    if pin:
-        return f"{name}=={pin}"
-    return f"{name}=={minor_series}.*" if minor_series else None
-
-
-@dataclass(frozen=True)
-class TfRelease:
-    versions: tuple[str, ...]
-    python: tuple[str, ...]
-    cuda: str
-    cudnn: str
-    arch: tuple[str, ...] | None = None  # SASS "sm_XY" and PTX "compute_XY" in the Linux wheel
-    arch_confirmed: bool = True
-    package: str = "tensorflow"
-    windows_gpu: bool = False
-    windows_python: tuple[str, ...] = ()
-    windows_cuda: str | None = None
-    windows_cudnn: str | None = None
-    and_cuda: tuple[str, ...] = ()  # nvidia-* requirements of the `and-cuda` extra (from 2.14)
-    cudnn_pin_below_cc: tuple[str, str] | None = None  # (cc, requirement): pin cuDNN for GPUs below cc
-    sources: tuple[str, ...] = ()
-    python_documented: tuple[str, ...] = ()  # the table's Pythons where the wheels (matrices/wheels.toml) differ
-    # Versions whose plain `tensorflow` distribution carries CUDA; None: all of them. Before 1.15 (and again in 2.0)
-    # `tensorflow` was CPU-only and the GPU build was `tensorflow-gpu` (`package`).
-    tensorflow_gpu_versions: tuple[str, ...] | None = None
-    arch_by_version: Mapping[str, tuple[str, ...]] = field(default_factory=dict)  # older patches built differently
-    arch_note: str | None = None  # what the list does not say (e.g. SASS present for only some kernels)
-    reviewed: str | None = None
-
-    def arch_for(self, version: str | None) -> tuple[str, ...] | None:
-        """The compiled architectures of this exact release (1.12.0 differs from 1.12.3)."""
-        return self.arch_by_version.get(version or "", self.arch)
-
-    def tensorflow_has_gpu(self, version: str) -> bool | None:
-        """Whether the plain `tensorflow` distribution of ``version`` is a CUDA build (None: a patch release the row
-        does not list, in a series where it differs between patches)."""
-        gpu = self.tensorflow_gpu_versions
-        if gpu is None:
-            return True
-        if version in self.versions:
-            return version in gpu
-        if not gpu:
-            return False
-        return True if set(gpu) == set(self.versions) else None
-
-    @property
-    def series(self) -> str:
-        return series(self.versions[-1])
-
-    @property
-    def latest(self) -> str:
-        return self.versions[-1]
-
-    @property
-    def has_and_cuda(self) -> bool:
-        return bool(self.and_cuda)
-
-    def and_cuda_pin(self, prefix: str) -> str | None:
-        """The and-cuda requirement of a distribution: and_cuda_pin("nvidia-cudnn-cu") -> "nvidia-cudnn-cu12==8.9.7.29"."""
-        return next((r for r in self.and_cuda if r.startswith(prefix)), None)
-
-
-@dataclass(frozen=True)
-class CudnnRelease:
-    version: str
-    first: str | None = None  # first release of the row's range ("8.9.5" for the 8.9.5/8.9.6 row)
-    cuda: tuple[tuple[str, str], ...] = ()
-    cc_min: str | None = None
-    cc_max: str | None = None
-    note: str | None = None
-    sources: tuple[str, ...] = ()
-
-
-@dataclass(frozen=True)
-class GpuModel:
-    cc: str
-    architecture: str
-    names: tuple[str, ...]
-
-
-_VENDOR_WORDS = {"nvidia", "geforce", "tesla", "quadro"}
-
-
-def name_tokens(name: str) -> tuple[str, ...]:
-    words = re.split(r"[\s\-_/]+", name.strip().lower())
-    return tuple(w for w in words if w and w not in _VENDOR_WORDS)
-
-
-# ---------------------------------------------------------------------------------------------------------------
+    from .wheels import WheelOverlay, WheelRelease
+
+__all__ = [
+    "ArchEntry", "CudaMajor", "CudaRelease", "CudaTargets", "CudnnRelease", "Framework", "GpuModel", "Matrix",
+    "TEGRA_CCS", "TfRelease", "TorchRelease", "TorchVariant", "arch_summary", "arch_support", "cc_tuple", "cuda_tag",
+    "local_tag", "name_tokens", "parse_arch", "python_span", "series", "try_vtuple", "version_ge", "vtuple",
+]
 
 
 @dataclass(frozen=True)
@@ -375,18 +69,19 @@ class Matrix:
         """What the published wheel of an exact release says (None where the overlay has not audited it)."""
         return self.wheels.get(package, version) if self.wheels is not None else None
 
-    def framework_wheel(self, framework: str, version: str) -> "WheelRelease | None":
-        if framework == "torch":
+    def framework_wheel(self, framework: Framework | str, version: str) -> "WheelRelease | None":
+        """The audited wheel of a framework release; ``framework`` is any spelling Framework.parse accepts."""
+        if Framework.parse(framework) is Framework.TORCH:
             return self.wheel("torch", version)
         release = self.tf_release(version)
         package = release.package if release else "tensorflow"
         return self.wheel(package, version) or self.wheel("tensorflow", version) or self.wheel("tensorflow-gpu", version)
 
-    def python_for(self, framework: str, version: str, and_cuda: bool = False) -> tuple[str, ...] | None:
+    def python_for(self, framework: Framework | str, version: str, and_cuda: bool = False) -> tuple[str, ...] | None:
         """The Pythons that have a Linux wheel of this exact release: the wheel's truth where it was audited, else
         the table's row (already corrected by the wheels of its other releases). ``and_cuda``: only those on which
         TensorFlow's and-cuda extra can install. None when the matrix does not know the release."""
-        release = self.torch_release(version) if framework == "torch" else self.tf_release(version)
+        release = self.framework_release(framework, version)
         pythons = release.python if release else None
         wheel = self.framework_wheel(framework, version)
         if wheel is not None and wheel.python is not None:
@@ -394,6 +89,11 @@ class Matrix:
         if and_cuda and wheel is not None and pythons is not None:
             pythons = tuple(p for p in pythons if p not in wheel.and_cuda_no_wheel)
         return pythons
+
+    def framework_release(self, framework: Framework | str, version: str) -> "TorchRelease | TfRelease | None":
+        """The row of a framework release ("torch" / "pytorch" / "tensorflow" / "tf" and "2.7.1" or "2.7")."""
+        fw = Framework.parse(framework)
+        return self.torch_release(version) if fw is Framework.TORCH else self.tf_release(version)
 
     # -- CUDA ---------------------------------------------------------------------------------------------------
 
@@ -436,7 +136,7 @@ class Matrix:
         minors = sorted({r.minor for r in self.cuda_releases}, key=vtuple, reverse=True)
         for minor in minors:
             need = self.min_driver(minor, os)
-            if need and _ge(have, vtuple(need)):
+            if need and tuple_ge(have, vtuple(need)):
                 return minor
         return None
 
@@ -445,7 +145,7 @@ class Matrix:
 
     def cuda_targets_for(self, cuda: str) -> CudaTargets | None:
         want = vtuple(cuda)
-        rows = [t for t in self.cuda_targets if _ge(want, vtuple(t.since))]
+        rows = [t for t in self.cuda_targets if tuple_ge(want, vtuple(t.since))]
         return rows[-1] if rows else None
 
     # -- PyTorch ------------------------------------------------------------------------------------------------
@@ -495,7 +195,7 @@ class Matrix:
         have = try_vtuple(version)
         if have is None:
             return None
-        rows = [r for r in self.cudnn if _ge(have, vtuple(r.first or r.version))]
+        rows = [r for r in self.cudnn if tuple_ge(have, vtuple(r.first or r.version))]
         return rows[-1] if rows else None
 
     def cudnn_cc_min(self, version: str) -> str | None:
@@ -521,8 +221,3 @@ class Matrix:
     def gpu_compute_capability(self, name: str) -> str | None:
         model = self.gpu_by_name(name)
         return model.cc if model else None
-
-
-def _ge(a: tuple[int, ...], b: tuple[int, ...]) -> bool:
-    pa, pb = _padded(a, b)
-    return pa >= pb

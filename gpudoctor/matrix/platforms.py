@@ -1,5 +1,6 @@
 """matrices/platforms.toml: which builds exist off Linux x86_64 (macOS, Linux aarch64), the Jetson route, the nvidia/cuda
-base images for builds that need system CUDA, and TensorFlow's documented conda recipes for releases without `and-cuda`.
+base images for builds that need system CUDA, the conda recipes for TensorFlow releases without `and-cuda`, and the
+releases whose GPU wheel can only load CUDA from the system.
 
 Pure data, loaded once with the rest of the matrix (``load_matrix``); every error names the file and key.
 """
@@ -23,6 +24,7 @@ class CudaImage:
     image: str  # "nvidia/cuda:11.2.2-cudnn8-runtime-ubuntu20.04"
     python: str  # the image's own python3
     apt_pythons: tuple[str, ...]  # Pythons its apt archive installs
+    pip_upgrade: str | None = None  # the pip requirement to upgrade the image's old apt pip to first ("pip<21")
 
 
 @dataclass(frozen=True)
@@ -31,6 +33,9 @@ class TfCondaRecipe:
     conda: tuple[str, ...]  # ("cudatoolkit=11.8.0",)
     pip: tuple[str, ...]  # ("nvidia-cudnn-cu11==8.6.0.163",)
     ld_library_path: str  # "$CONDA_PREFIX/lib/" ({python} = the environment's Python)
+    pins: tuple[str, ...] = ()  # caps on the release's own dependencies ("protobuf<3.21")
+    origin: str | None = None  # where the recipe comes from, when it is not TensorFlow's own pip.md recipe
+    sources: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -47,6 +52,7 @@ class Platforms:
     cuda_images: tuple[CudaImage, ...]
     tf_linux_conda: tuple[TfCondaRecipe, ...]
     aarch64_gpu_prefixes: tuple[str, ...] = ()
+    tf_linux_system: tuple[str, ...] = ()  # series whose GPU wheel loads CUDA/cuDNN from the system (no conda recipe)
     sources: tuple[str, ...] = ()
 
     def aarch64_only(self, gpu_name: str) -> bool:
@@ -59,6 +65,9 @@ class Platforms:
 
     def tf_recipe(self, release_series: str) -> TfCondaRecipe | None:
         return next((r for r in self.tf_linux_conda if release_series in r.series), None)
+
+    def tf_system_route(self, release_series: str) -> bool:
+        return release_series in self.tf_linux_system
 
     def jetson_container(self, framework: str) -> str | None:
         return dict(self.jetson_containers).get(framework)
@@ -79,11 +88,17 @@ def load_platforms(directory: Path, tomllib: Any) -> Platforms:
     try:
         torch, tf, jetson = doc["torch"], doc["tensorflow"], doc["jetson"]
         images = tuple(
-            CudaImage(_v(t["cuda"]), str(t["cudnn"]), str(t["image"]), _v(t["python"]), tuple(_v(p) for p in t["apt_pythons"]))
+            CudaImage(
+                _v(t["cuda"]), str(t["cudnn"]), str(t["image"]), _v(t["python"]), tuple(_v(p) for p in t["apt_pythons"]),
+                str(t["pip_upgrade"]) if "pip_upgrade" in t else None,
+            )
             for t in doc.get("cuda_image", ())
         )
         recipes = tuple(
-            TfCondaRecipe(tuple(_v(s) for s in t["series"]), tuple(map(str, t["conda"])), tuple(map(str, t["pip"])), str(t["ld_library_path"]))
+            TfCondaRecipe(
+                tuple(_v(s) for s in t["series"]), tuple(map(str, t["conda"])), tuple(map(str, t["pip"])), str(t["ld_library_path"]),
+                tuple(map(str, t.get("pins", ()))), str(t["origin"]) if "origin" in t else None, tuple(map(str, t.get("sources", ()))),
+            )
             for t in doc.get("tf_linux_conda", ())
         )
         return Platforms(
@@ -98,6 +113,7 @@ def load_platforms(directory: Path, tomllib: Any) -> Platforms:
             jetson_containers=(("torch", str(jetson["torch_container"])), ("tensorflow", str(jetson["tensorflow_container"]))),
             cuda_images=images,
             tf_linux_conda=recipes,
+            tf_linux_system=tuple(_v(s) for s in doc.get("tf_linux_system", {}).get("series", ())),
             aarch64_gpu_prefixes=tuple(map(str, doc.get("aarch64", {}).get("gpu_prefixes", ()))),
             sources=tuple(map(str, doc.get("sources", ()))),
         )

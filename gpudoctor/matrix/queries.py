@@ -13,10 +13,10 @@ from typing import Any
 from packaging.version import InvalidVersion, Version
 
 from ..errors import UnknownRelease
-from .keras import KerasInfo, KerasPin, keras_for_tf, keras_info, pin_for_tf
+from .keras import KerasInfo, KerasPin, keras_for_tf, keras_info
 from .model import GpuModel, Matrix, arch_support, local_tag, try_vtuple, version_ge, vtuple
 from .solver import Choice, driver_verdict, install_commands
-from .tf_queries import TfInfo, tf_info
+from .tf_queries import TfInfo, tf_info  # noqa: F401 - TfInfo is part of this module's answers
 
 __all__ = ["UnknownRelease", "summary", "torch_info", "tf_info", "cuda_info", "cudnn_info", "gpu_info", "driver_info",
            "keras_info", "keras_for_tf", "KerasInfo", "KerasPin", "newest_torch_for", "newest_tf_for"]

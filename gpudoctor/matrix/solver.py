@@ -21,21 +21,11 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
-from ._solve_core import (
-    DEFAULT_PYTHON_CAP,
-    Choice,
-    DriverVerdict,
-    NoFit,
-    Target,
-    UnknownRelease,
-    driver_os,
-    driver_verdict,
-    fw_name,
-    quote,
-)
+from ._solve_core import DEFAULT_PYTHON_CAP, Choice, NoFit, Target, UnknownRelease, fw_name, quote
+from ._solve_driver import DriverVerdict, driver_os, driver_verdict
 from ._solve_tf import solve_tf
 from ._solve_torch import solve_torch
-from .model import Matrix, arch_support, try_vtuple, vtuple
+from .model import Framework, Matrix, arch_support, try_vtuple, vtuple
 
 if TYPE_CHECKING:
     from ..model import Facts
@@ -55,9 +45,6 @@ __all__ = [
     "normalize_arch",
     "DEFAULT_PYTHON_CAP",
 ]
-
-_FRAMEWORKS = {"torch": "torch", "pytorch": "torch", "tensorflow": "tensorflow", "tf": "tensorflow"}
-
 
 def gpu_compute_capability(matrix: Matrix, name: str) -> str | None:
     """nvidia-smi-style product name -> "8.9" ("RTX 4090", "NVIDIA GeForce RTX 4090", "Tesla V100-SXM2-16GB")."""
@@ -105,9 +92,10 @@ def target_from_facts(facts: "Facts", matrix: Matrix, *, python: str | None = No
 def solve(matrix: Matrix, target: Target, framework: str, version: str | None = None, cpu: bool = False) -> Choice:
     """The newest release of ``framework`` ("torch" | "tensorflow") this target can run; ``version`` pins a release
     ("2.7", "2.7.1"). Raises NoFit with the reasons when nothing fits (UnknownRelease for a release the matrix lacks)."""
-    fw = _FRAMEWORKS.get(framework.lower())
-    if fw is None:
-        raise NoFit(f"unknown framework {framework!r} (torch or tensorflow)")
+    try:
+        fw = Framework.parse(framework).value
+    except ValueError as exc:
+        raise NoFit(str(exc)) from None
     if not cpu:
         _refuse_jetson(matrix, target, fw)
     try:
@@ -130,7 +118,7 @@ def install_commands(choice: Choice) -> tuple[str, ...]:
     commands = []
     if choice.conda_packages:
         commands.append("conda install -c conda-forge " + " ".join(choice.conda_packages))
-    pip = "pip install " + " ".join(quote(p) for p in choice.packages)
+    pip = "pip install " + " ".join(quote(p) for p in choice.packages + choice.pins)
     if choice.index_url:
         pip += f" --index-url {choice.index_url}"
     commands.append(pip)

@@ -12,10 +12,10 @@ import os
 import re
 import shutil
 from pathlib import Path
-from typing import Mapping
+from typing import Mapping, Sequence
 
 from ..model import CudaToolkit
-from ..runner import Runner
+from ..runner import CommandResult, Runner
 
 STANDARD_PREFIXES = ("/usr/local/cuda", "/usr/local/cuda-*", "/opt/cuda", "/opt/nvidia/cuda*", "/usr/lib/cuda")
 _NVCC_RELEASE = re.compile(r"release (\d+)\.(\d+)")
@@ -33,6 +33,7 @@ def probe_cuda_toolkits(
         if real not in roots and _looks_like_toolkit(real):
             roots[real] = toolkit_version(Path(real))
 
+    runner = _AskOnce(runner)  # a wrapper nvcc and its toolkit's nvcc are often one program: ask (or time out) once
     on_path_root = _nvcc_root_on_path(runner, environ, roots)
     toolkits = [CudaToolkit(version=v, path=p, on_path=(p == on_path_root)) for p, v in roots.items()]
     if on_path_root is not None and on_path_root not in roots:
@@ -100,6 +101,21 @@ def _nvcc_version(runner: Runner, nvcc_or_root: str) -> str | None:
     result = runner.run([nvcc, "--version"], timeout=10)
     match = _NVCC_RELEASE.search(result.stdout) if result.ok else None
     return f"{match.group(1)}.{match.group(2)}" if match else None
+
+
+class _AskOnce:
+    """A Runner that remembers each command's result for one probe run."""
+
+    def __init__(self, runner: Runner) -> None:
+        self._runner: Runner = runner
+        self._answers: dict[tuple[str, ...], CommandResult] = {}
+
+    def run(self, argv: Sequence[str], timeout: float = 10.0) -> CommandResult:
+        program = os.path.realpath(argv[0]) if os.sep in argv[0] else argv[0]  # a symlink and its target: one program
+        key = (program, *argv[1:])
+        if key not in self._answers:
+            self._answers[key] = self._runner.run(argv, timeout=timeout)
+        return self._answers[key]
 
 
 def _major_minor(version: str) -> str:

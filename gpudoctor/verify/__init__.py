@@ -12,7 +12,7 @@ import importlib.util
 import re
 import time
 from dataclasses import dataclass
-from typing import Callable
+from typing import TYPE_CHECKING
 
 from gpudoctor.verify.model import (
     FRAMEWORK_NAMES,
@@ -24,9 +24,12 @@ from gpudoctor.verify.model import (
     VerifyReport,
 )
 
+if TYPE_CHECKING:
+    from gpudoctor.runner import Spawner
+
 FRAMEWORKS = ("torch", "tf")
 TESTS = ("cnn", "lstm", "transfer")
-DEVICE_PATTERN = re.compile(r"^(auto|cpu|cuda|cuda:\d+)$")
+DEVICE_PATTERN = re.compile(r"^(auto|cpu|cuda|cuda:[0-9]{1,4})$")  # ASCII digits: int() would take "cuda:٣" too
 
 # The Python modules each case needs, and what to install when one is missing.
 _REQUIRES = {
@@ -85,12 +88,12 @@ class Listener:
 
 
 def run_verify(options: VerifyOptions, listener: Listener | None = None,
-               run_case: Callable[..., SmokeResult] | None = None) -> VerifyReport:  # fmt: skip
-    """Run every selected case, one child process at a time, and collect the results."""
-    from gpudoctor.verify import runner
+               spawner: Spawner | None = None) -> VerifyReport:  # fmt: skip
+    """Run every selected case, one child process at a time (through ``spawner``, the runner's streaming spawn
+    unless a test passes a fake), and collect the results."""
+    from gpudoctor.verify import child
 
     listener = listener or Listener()
-    run_case = run_case or runner.run_case
     start = time.perf_counter()
     results = []
     for case in cases(options.frameworks, options.tests):
@@ -100,8 +103,9 @@ def run_verify(options: VerifyOptions, listener: Listener | None = None,
             result = SmokeResult(case.framework, case.test, Status.SKIPPED, reason=why)
         else:
             request = CaseRequest(case.framework, case.test, options.device, options.amp, options.weights)
-            result = run_case(
-                request, options.timeout_s, lambda done, total, phase, c=case: listener.progress(c, done, total, phase)
+            result = child.run_case(
+                request, options.timeout_s, lambda done, total, phase, c=case: listener.progress(c, done, total, phase),
+                spawner,
             )
         results.append(result)
         listener.finished(case, result)

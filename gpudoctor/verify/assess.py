@@ -5,12 +5,17 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from typing import Callable, Sequence
 
 from gpudoctor.verify.model import Check, Status
 
 # Tolerances for "the GPU computes what the CPU computes" (one forward + backward from the same weights). TF32 is
-# switched off for that step, so fp32 on both sides; the difference left is summation order (cuDNN algorithms).
+# switched off and cuDNN is held to deterministic algorithms without autotuning for that step (torch; TensorFlow
+# cannot switch its autotuner off at run time), so it is fp32 on both sides and what is left is summation order:
+# about 1e-6 relative in fp32. 1e-3 is far above that and far below what TF32 (10-bit mantissa, ~1e-3 per product,
+# more after accumulation) or a broken kernel gives, so a TF32 step that slipped through fails rather than passes.
 AGREEMENT_TOLERANCE = {"float32": 1e-3}
+AMP_MIN_CC = 7  # tensor cores: below compute capability 7.0 mixed precision is slower, so it is off by default
 
 
 @dataclass(frozen=True)
@@ -117,6 +122,32 @@ def frozen(backbone_changed: list[str], backbone_total: int, head_changed: int, 
         "tensors changed",
         measured,
     )
+
+
+def amp(on_gpu: bool, compute_capability: tuple[int, int] | None, requested: bool | None, dtypes: Sequence[str],
+        step: Callable[[str], float]) -> Check:  # fmt: skip
+    """Mixed precision, the same policy for both frameworks: skipped on the CPU, with --no-amp, and by default below
+    compute capability 7.0; otherwise one training step per dtype ("fp16" with loss scaling first, then "bf16"
+    where the framework supports it), each of which must give a finite loss. ``step(dtype) -> loss``."""
+    if not on_gpu:
+        return skipped("amp", "mixed precision needs a CUDA device; this ran on the CPU")
+    major, minor = compute_capability or (0, 0)
+    cc = f"{major}.{minor}"
+    if requested is False:
+        return skipped("amp", "turned off by --no-amp")
+    if requested is None and major < AMP_MIN_CC:
+        return skipped("amp", f"compute capability {cc} < {AMP_MIN_CC}.0 (no tensor cores): off by default, --amp forces it")
+    measured: dict[str, object] = {"compute_capability": cc, "dtypes": list(dtypes)}
+    problems = []
+    for dtype in dtypes:
+        loss = step(dtype)
+        measured[f"{dtype}_loss"] = loss
+        if not math.isfinite(loss):
+            problems.append(f"{dtype} loss is {loss}")
+    if problems:
+        return Check("amp", Status.FAILED, "mixed precision step: " + "; ".join(problems), measured)
+    bf16 = f", bf16 loss {measured['bf16_loss']:.4f}" if "bf16" in dtypes else ", bf16 not supported here"
+    return Check("amp", Status.PASSED, f"fp16 step with loss scaling: loss {measured['fp16_loss']:.4f}{bf16}", measured)
 
 
 def skipped(name: str, why: str) -> Check:

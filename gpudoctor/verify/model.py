@@ -12,6 +12,7 @@ from typing import Any
 
 VERIFY_SCHEMA = "gpudoctor.verify/1"
 WORKER_SCHEMA = "gpudoctor.verify.worker/1"
+PROGRESS_PREFIX = "@@gpudoctor-progress"  # the worker's progress lines (here, so the parent never imports the worker)
 
 FRAMEWORK_NAMES = {"torch": "PyTorch", "tf": "TensorFlow"}
 TEST_NAMES = {"cnn": "CNN", "lstm": "LSTM", "transfer": "transfer learning"}
@@ -109,8 +110,9 @@ class VerifyReport:
 
     @property
     def ok(self) -> bool:
-        """Every test that ran passed (skips are not failures)."""
-        return self.count(Status.FAILED) == 0
+        """No test failed and at least one ran and passed: skips are not failures, but a run that proved nothing
+        (no framework installed, every test skipped) is not a success either."""
+        return self.count(Status.FAILED) == 0 and self.count(Status.PASSED) > 0
 
 
 @dataclass(frozen=True)

@@ -18,6 +18,9 @@ class Plan:
     lr: float
     eval_n: int
     target: LearnTarget
+    # Anneal the learning rate to 0 over the steps (cosine): a linear head over features that separate two classes
+    # only narrowly (TF transfer: red vs yellow) oscillates at a constant rate, and where it stops is luck.
+    cosine: bool = False
 
 
 def training_summary(plan: Plan, first_loss: float, last_loss: float, accuracy: float, chance: float,

@@ -7,6 +7,7 @@ import json
 import math
 from typing import Any
 
+from gpudoctor.model import ExitCode
 from gpudoctor.verify import ran_on
 from gpudoctor.verify.model import VERIFY_SCHEMA, SmokeResult, Status, VerifyReport
 
@@ -14,9 +15,18 @@ _SYMBOL = {Status.PASSED: "✓", Status.FAILED: "✗", Status.SKIPPED: "-"}
 _ASCII = {Status.PASSED: "+", Status.FAILED: "x", Status.SKIPPED: "-"}
 
 
-def exit_status(report: VerifyReport) -> int:
-    """0 when every test that ran passed (skips are not failures), else 1 (gpudoctor.model.ExitCode values)."""
-    return 0 if report.ok else 1
+def exit_code(report: VerifyReport) -> ExitCode:
+    """OK when no test failed and at least one passed; PROBLEMS when one failed or nothing was proved (every test
+    skipped: no framework installed, or none selected that can run here)."""
+    return ExitCode.OK if report.ok else ExitCode.PROBLEMS
+
+
+def verdict(report: VerifyReport) -> str:
+    if report.count(Status.FAILED):
+        return "some tests failed"
+    if not report.count(Status.PASSED):
+        return "nothing was proved: no test ran"
+    return "all tests that ran passed"
 
 
 def to_text(report: VerifyReport, verbose: bool = False, unicode: bool = True) -> str:
@@ -43,8 +53,7 @@ def to_text(report: VerifyReport, verbose: bool = False, unicode: bool = True) -
     passed, failed, skipped = (report.count(s) for s in (Status.PASSED, Status.FAILED, Status.SKIPPED))
     lines.append("")
     total = f" in {report.wall_s:.1f}s" if report.wall_s is not None else ""
-    verdict = "all tests that ran passed" if report.ok else "some tests failed"
-    lines.append(f"{passed} passed, {failed} failed, {skipped} skipped{total}: {verdict}")
+    lines.append(f"{passed} passed, {failed} failed, {skipped} skipped{total}: {verdict(report)}")
     return "\n".join(lines) + "\n"
 
 
@@ -94,7 +103,7 @@ def to_dict(report: VerifyReport) -> dict[str, Any]:
             "ok": report.ok,
             "wall_s": report.wall_s,
         },
-        "exit_code": exit_status(report),
+        "exit_code": int(exit_code(report)),
     }
 
 

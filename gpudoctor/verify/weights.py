@@ -65,7 +65,10 @@ def torch_cache_path() -> Path:
 
 
 def keras_home() -> Path:
-    if os.environ.get("KERAS_HOME"):
+    """Where Keras keeps its cache, by Keras' own rule (keras/src/backend/config.py): $KERAS_HOME when set, else
+    ~/.keras when the home directory is writable, else /tmp/.keras. A HOME that is unset, missing or a file must not
+    break verify: the cache is then simply not there."""
+    if "KERAS_HOME" in os.environ:
         return Path(os.environ["KERAS_HOME"])
     base = os.path.expanduser("~")
     if not os.access(base, os.W_OK):

@@ -1,17 +1,19 @@
-"""The child process of ``gpudoctor verify``: runs ONE smoke test and prints ONE JSON line on stdout.
+"""The child process of ``gpudoctor verify``: runs ONE smoke test and writes ONE JSON document to --result-file.
 
-    python -m gpudoctor.verify.worker --framework torch|tf --test cnn|lstm|transfer [--device D] [--amp|--no-amp]
-                                      [--weights PATH ...]
+    python -m gpudoctor.verify.worker --framework torch|tf --test cnn|lstm|transfer --result-file PATH [--device D]
+                                      [--amp|--no-amp] [--weights PATH ...]
 
-This is the only module that imports torch or tensorflow (through torch_cases / tf_cases). Everything the frameworks
-print goes to stderr (fd 1 is pointed at fd 2 first; the result goes to a private copy of the real stdout), so log
-spam can never break the result line. Progress goes to stderr as ``@@gpudoctor-progress DONE TOTAL PHASE`` lines.
+This is the only module that imports torch or tensorflow (through torch_cases / tf_cases). The result goes only to
+the private file the parent named (written to a temporary name, then renamed, so a half-written result is never
+read); whatever the frameworks print is log output, never a result. Progress goes to stderr as
+``@@gpudoctor-progress DONE TOTAL PHASE`` lines.
 
 Test-only fault injection (for gpudoctor's own tests; not a user option): GPUDOCTOR_VERIFY_FAULT=
   hang      sleep forever before doing anything (the parent's timeout must kill it)
   abort     os.abort() (the parent must report "child died with SIGABRT")
   lr0       train with learning rate 0 (the "learned" check must fail)
-  noresult  exit 0 without printing a result
+  noresult  exit 0 without writing a result
+  forged    print a well-formed passing result on stdout and exit 0 without writing the file (must fail)
 """
 
 from __future__ import annotations
@@ -25,6 +27,7 @@ import traceback
 from typing import Any
 
 from gpudoctor.verify.model import (
+    PROGRESS_PREFIX,
     WORKER_SCHEMA,
     CaseFailed,
     CaseRequest,
@@ -34,11 +37,10 @@ from gpudoctor.verify.model import (
     Status,
 )
 
-PROGRESS_PREFIX = "@@gpudoctor-progress"
 FAULT_ENV = "GPUDOCTOR_VERIFY_FAULT"
 
 
-def parse(argv: list[str] | None) -> CaseRequest:
+def parse(argv: list[str] | None) -> tuple[CaseRequest, str]:
     p = argparse.ArgumentParser(prog="python -m gpudoctor.verify.worker")
     p.add_argument("--framework", required=True, choices=["torch", "tf"])
     p.add_argument("--test", required=True, choices=["cnn", "lstm", "transfer"])
@@ -46,8 +48,9 @@ def parse(argv: list[str] | None) -> CaseRequest:
     p.add_argument("--amp", dest="amp", action="store_true", default=None)
     p.add_argument("--no-amp", dest="amp", action="store_false")
     p.add_argument("--weights", action="append", default=[])
+    p.add_argument("--result-file", required=True)
     a = p.parse_args(argv)
-    return CaseRequest(a.framework, a.test, a.device, a.amp, tuple(a.weights))
+    return CaseRequest(a.framework, a.test, a.device, a.amp, tuple(a.weights)), a.result_file
 
 
 def progress(done: int, total: int, phase: str) -> None:
@@ -55,13 +58,14 @@ def progress(done: int, total: int, phase: str) -> None:
     sys.stderr.flush()
 
 
-def run_case(request: CaseRequest) -> SmokeResult:
+def measure(request: CaseRequest) -> SmokeResult:
+    """Run the case in this process; whatever goes wrong inside it is a failed result with its reason."""
     base: dict[str, Any] = {"framework": request.framework, "test": request.test}
     try:
         if request.framework == "torch":
-            from gpudoctor.verify import torch_cases as cases
+            from gpudoctor.verify.torch_cases import case as cases
         else:
-            from gpudoctor.verify import tf_cases as cases  # type: ignore[no-redef]
+            from gpudoctor.verify.tf_cases import case as cases  # type: ignore[no-redef]
     except ImportError as exc:
         name = "PyTorch" if request.framework == "torch" else "TensorFlow"
         return SmokeResult(**base, status=Status.FAILED, reason=f"import of {name} failed: {type(exc).__name__}: {exc}")
@@ -87,12 +91,15 @@ def run_case(request: CaseRequest) -> SmokeResult:
     )
 
 
+def write_result(path: str, result: SmokeResult) -> None:
+    tmp = f"{path}.partial"
+    with open(tmp, "w", encoding="utf-8") as f:
+        f.write(json.dumps({"schema": WORKER_SCHEMA, "result": result.to_dict()}))
+    os.replace(tmp, path)
+
+
 def main(argv: list[str] | None = None) -> int:
-    # The one result line goes to a private copy of stdout; fd 1 (and so any framework's printing) goes to stderr.
-    sys.stdout.flush()
-    result_out = os.fdopen(os.dup(1), "w", encoding="utf-8")
-    os.dup2(2, 1)
-    request = parse(argv)
+    request, result_file = parse(argv)
     fault = os.environ.get(FAULT_ENV, "")
     if fault == "hang":
         time.sleep(24 * 3600)
@@ -100,12 +107,19 @@ def main(argv: list[str] | None = None) -> int:
         os.abort()
     elif fault == "noresult":
         return 0
+    elif fault == "forged":
+        forged = SmokeResult(request.framework, request.test, Status.PASSED)
+        print(json.dumps({"schema": WORKER_SCHEMA, "result": forged.to_dict()}), flush=True)
+        return 0
     elif fault == "lr0":
         request = CaseRequest(request.framework, request.test, request.device, request.amp, request.weights, 0.0)
-    result = run_case(request)
-    result_out.write(json.dumps({"schema": WORKER_SCHEMA, "result": result.to_dict()}) + "\n")
-    result_out.flush()
-    return 0
+    result = measure(request)
+    write_result(result_file, result)
+    sys.stdout.flush()
+    sys.stderr.flush()
+    # The result is safe on disk; skip the interpreter's teardown, where frameworks' atexit hooks and C++
+    # destructors are known to crash, which would turn a passed test into "died with SIGSEGV" for no training fault.
+    os._exit(0)
 
 
 if __name__ == "__main__":

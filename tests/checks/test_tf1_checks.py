@@ -84,7 +84,7 @@ def test_cudnn_minor_rule_for_tf1(cudnn, mismatch):
     assert ("cudnn-version-mismatch" in findings(facts)) is mismatch
 
 
-@pytest.mark.xfail(strict=True, reason="env route for TF 1.x (CUDA 10.0 image / conda recipe) not merged yet")
+
 def test_cuda_100_build_on_a_r396_driver_has_no_minor_version_compatibility():
     found = findings(load_facts("tf114-gpu-driver-396"))
     assert set(found) == {"gpus-found", "driver-too-old-for-cuda-build"}
@@ -110,7 +110,7 @@ def test_python_wheels_per_patch_release(version, python, error):
         assert any("tested-build table lists Python 2.7, 3.3–3.7" in e for e in found["python-version-no-wheel"].evidence)
 
 
-@pytest.mark.xfail(strict=True, reason="env route for TF 1.x (CUDA 10.0 image / conda recipe) not merged yet")
+
 def test_the_solver_handles_every_old_row():
     """gpudoctor env's solver (owned elsewhere) on the new rows: a pinned release for a GPU target either fits or
     says NoFit; nothing crashes."""

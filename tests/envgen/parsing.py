@@ -45,6 +45,8 @@ def dockerfile_pip(text: str) -> tuple[list[str], list[Requirement], str]:
         pending = ""
     images = [line.split()[1] for line in logical if line.startswith("FROM ")]
     runs = [line[len("RUN "):] for line in logical if line.startswith("RUN ") and "pip install" in line]
+    # an old base image's apt pip is upgraded first (`python3.7 -m pip install --upgrade pip`): not a requirement
+    runs = [run for run in runs if not (shlex.split(run)[4:5] == ["--upgrade"] and Requirement(shlex.split(run)[5]).name == "pip")]
     assert 1 <= len(runs) <= 2, runs
     args = []
     for run in runs:  # the framework, then gpudoctor itself
@@ -87,20 +89,21 @@ def uv_pyproject(text: str) -> dict | None:
 
 
 def pins(requirements: list[Requirement]) -> dict[str, str]:
-    """name (with extras) -> exact version; asserts every requirement is an exact == pin."""
+    """name (with extras) -> exact version ("<3.21" for a cap on a dependency, Choice.pins); asserts every
+    requirement is an exact == pin or such a cap."""
     out = {}
     for req in requirements:
         specs = list(req.specifier)
-        assert len(specs) == 1 and specs[0].operator == "==", f"{req} is not an exact pin"
+        assert len(specs) == 1 and specs[0].operator in ("==", "<"), f"{req} is not an exact pin"
         key = req.name + (f"[{','.join(sorted(req.extras))}]" if req.extras else "")
-        out[key] = specs[0].version
+        out[key] = specs[0].version if specs[0].operator == "==" else f"<{specs[0].version}"
     return out
 
 
 def own(choice) -> list[str]:
-    """gpudoctor itself, in every environment whose Python it runs on (>= 3.10)."""
-    major, minor = map(int, choice.python.split(".")[:2])
-    return [f"gpudoctor=={__version__}"] if (major, minor) >= (3, 10) else []
+    """gpudoctor is never a line of the files (the package index does not serve it, and one unresolvable line makes
+    pip refuse the whole file): it is installed as a separate step, printed in the file's header and next steps."""
+    return []
 
 
 def assert_files_mean(files: dict[str, str], choice, docker_choice=None, name=None, docker_image=None):
@@ -108,7 +111,7 @@ def assert_files_mean(files: dict[str, str], choice, docker_choice=None, name=No
     gpudoctor itself where the environment's Python runs it (from the default index only: never through PyTorch's)."""
     expected_options = [f"--index-url {choice.index_url}"] if choice.index_url else []
     in_pip = [] if choice.index_url else own(choice)
-    expected_pins = pins([Requirement(p) for p in (*choice.packages, *in_pip)])
+    expected_pins = pins([Requirement(p) for p in (*choice.packages, *choice.pins, *in_pip)])
     for filename, text in files.items():
         assert text.startswith("# ") and text.endswith("\n") and not text.endswith("\n\n")
         assert text.splitlines()[0].startswith(f"# {filename}: written by gpudoctor {__version__}")
@@ -129,13 +132,13 @@ def assert_files_mean(files: dict[str, str], choice, docker_choice=None, name=No
         options, requirements = requirements_file(files["requirements.txt"])
         assert options == expected_options
         assert pins(requirements) == expected_pins
-        assert [str(r) for r in requirements] == [str(Requirement(p)) for p in (*choice.packages, *in_pip)]
+        assert [str(r) for r in requirements] == [str(Requirement(p)) for p in (*choice.packages, *choice.pins, *in_pip)]
     if "Dockerfile" in files:
         docker = docker_choice or choice
         options, requirements, image = dockerfile_pip(files["Dockerfile"])
         assert image == (docker_image or f"python:{docker.python}-slim")
         assert options == ([f"--index-url {docker.index_url}"] if docker.index_url else [])
-        assert pins(requirements) == pins([Requirement(p) for p in (*docker.packages, *own(docker))])
+        assert pins(requirements) == pins([Requirement(p) for p in (*docker.packages, *docker.pins, *own(docker))])
         gpu = docker.variant != "cpu" and (docker.cuda is not None or docker.variant == "and-cuda")
         assert ("docker run --gpus all" in files["Dockerfile"]) == gpu
         assert ("NVIDIA Container Toolkit" in files["Dockerfile"]) == gpu
@@ -145,7 +148,7 @@ def assert_files_mean(files: dict[str, str], choice, docker_choice=None, name=No
     data = uv_pyproject(files["pyproject-uv.toml"]) if "pyproject-uv.toml" in files else None
     if data is not None:
         assert data["project"]["requires-python"] == f"=={choice.python}.*"
-        assert data["project"]["dependencies"] == [*choice.packages, *own(choice)]
+        assert data["project"]["dependencies"] == [*choice.packages, *choice.pins, *own(choice)]
         if choice.index_url:
             (index,) = data["tool"]["uv"]["index"]
             assert index["url"] == choice.index_url and index["explicit"] is True

@@ -333,3 +333,27 @@ def test_failed_write_leaves_no_empty_directory(tmp_path):
         return
     one_line_error(result)
     assert not (tmp_path / "new").exists()
+
+
+def test_tf_114_writes_a_python_37_cuda_100_environment_that_parses(tmp_path):
+    """Issue 10: a pinned TF 1.14 gets tensorflow-gpu 1.14.0 on Python 3.7 with CUDA 10.0 / cuDNN 7.x from conda-forge,
+    the loader path, and a Dockerfile on the CUDA 10.0 cuDNN 7 image."""
+    result = run("--framework", "tf", "--framework-version", "1.14", "--gpu", "GTX 1080 Ti", "--driver", "418.87.00", "-o", str(tmp_path))
+    assert result.exit_code == 0, result.output + result.stderr
+    env = parsing.environment_yml((tmp_path / "environment.yml").read_text())
+    deps = [d for d in env["dependencies"] if isinstance(d, str)]
+    assert deps[0] == "python=3.7" and "cudatoolkit=10.0" in deps
+    (cudnn,) = [d for d in deps if d.startswith("cudnn=")]
+    assert cudnn.split("=")[1].startswith("7.")
+    _, in_conda = parsing.conda_pip_section(env)
+    assert parsing.pins(in_conda)["tensorflow-gpu"] == "1.14.0"
+    _, requirements = parsing.requirements_file((tmp_path / "requirements.txt").read_text())
+    assert parsing.pins(requirements)["tensorflow-gpu"] == "1.14.0"
+    assert "conda install -c conda-forge cudatoolkit=10.0" in (tmp_path / "requirements.txt").read_text()
+    _, in_docker, image = parsing.dockerfile_pip((tmp_path / "Dockerfile").read_text())
+    assert image.startswith("nvidia/cuda:10.0-cudnn7-") and parsing.pins(in_docker)["tensorflow-gpu"] == "1.14.0"
+    assert "python3.7 -m pip install" in (tmp_path / "Dockerfile").read_text()
+    uv = parsing.uv_pyproject((tmp_path / "pyproject-uv.toml").read_text())
+    if uv is not None:
+        assert uv["project"]["requires-python"] == "==3.7.*"
+    assert "LD_LIBRARY_PATH=$CONDA_PREFIX/lib/" in result.stdout

@@ -33,7 +33,7 @@ def test_sources_lists_urls():
         (("gpu", "RTX 4090"), "compute capability 8.9"),
         (("tf", "2.16"), "nvidia-cudnn-cu12==8.9.7.29"),
         (("tensorflow", "2.10"), "GPU supported"),
-        (("cudnn", "9.11"), "7.5"),
+        (("cudnn", "9.11"), "compute capability 7.5 … newest"),
         (("driver", "470.82.01"), "CUDA 11.4"),
     ],
 )

@@ -130,3 +130,11 @@ FIXTURES["kitchen-sink"] = overlay(FIXTURES["torch-tf-cudnn-conflict"], {
 def test_real_snapshots_with_odd_values_are_judged_or_left_alone(data):
     # Starting from real machines reaches every check; the odd value must be judged or ignored, never crash one.
     test_any_snapshot_is_judged_without_a_crash_and_rendered_safely.hypothesis.inner_test(data)
+
+
+def test_a_driver_cuda_version_too_long_to_read_is_unknown_not_a_crash():
+    # Found by the fuzz above: "1.999…" past int()'s 4,300-digit limit reads as no version, and the solver's PTX
+    # rule then indexed None.
+    data = overlay(FIXTURES["tf114-gpu-driver-396"], {"driver": {"cuda_version": "1." + "9" * 5000}})
+    report = _report(data)
+    assert report is None or report.crashes == ()

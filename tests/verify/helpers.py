@@ -37,8 +37,11 @@ def check(result: dict[str, Any], name: str) -> dict[str, Any]:
     return found[0]
 
 
-def subprocess_cli(*args: str, env: dict[str, str] | None = None, timeout: float = 300) -> subprocess.CompletedProcess[str]:
-    full_env = dict(os.environ, **(env or {}))
+def subprocess_cli(*args: str, env: dict[str, str] | None = None, timeout: float = 300,
+                   replace_env: bool = False) -> subprocess.CompletedProcess[str]:  # fmt: skip
+    """`python -m gpudoctor verify ARGS` in a real subprocess; ``env`` adds to os.environ, or replaces it."""
+    full_env = dict(env or {}) if replace_env else dict(os.environ, **(env or {}))
     full_env["PYTHONPATH"] = str(ROOT) + os.pathsep + full_env.get("PYTHONPATH", "")
     return subprocess.run([sys.executable, "-m", "gpudoctor", "verify", *args], capture_output=True, text=True,
                           env=full_env, timeout=timeout, cwd=str(ROOT))  # fmt: skip
+

@@ -16,7 +16,8 @@ import h5py  # noqa: E402
 import keras  # noqa: E402
 from keras.src.legacy.saving import legacy_h5_format  # noqa: E402
 
-from gpudoctor.verify import tf_cases, weights  # noqa: E402
+from gpudoctor.verify import weights  # noqa: E402
+from gpudoctor.verify.tf_cases import device, training  # noqa: E402
 
 
 def main() -> None:
@@ -25,8 +26,8 @@ def main() -> None:
     size = weights.KERAS_SIZE
     model = keras.applications.MobileNetV2(input_shape=(size, size, 3), alpha=alpha, include_top=False, weights=None)
     if "--pretrain" in sys.argv:
-        dev, _ = tf_cases.resolve_device("cpu")
-        tf_cases._pretrain(model, dev, 1.0, lambda *a: None)
+        dev, _ = device.resolve_device("cpu")
+        training.pretrain(model, dev, 1.0, lambda *a: None)
     os.makedirs(os.path.dirname(out) or ".", exist_ok=True)
     with h5py.File(out, "w") as f:
         legacy_h5_format.save_weights_to_hdf5_group(f, model)

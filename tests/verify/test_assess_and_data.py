@@ -10,8 +10,9 @@ import pytest
 
 from gpudoctor.verify import assess, data, ran_on
 from gpudoctor.verify.model import WORKER_SCHEMA, Check, SmokeResult, Status, VerifyOptions, VerifyReport
-from gpudoctor.verify.render import exit_status, headline, to_json, to_text
-from gpudoctor.verify.runner import parse_result, worker_argv
+from gpudoctor.model import ExitCode
+from gpudoctor.verify.render import exit_code, headline, to_json, to_text
+from gpudoctor.verify.child import parse_result, worker_argv
 from gpudoctor.verify.model import CaseRequest
 
 TARGET = assess.LearnTarget(min_drop=0.5, min_accuracy=0.6)
@@ -83,20 +84,22 @@ def test_data_is_seeded_and_follows_its_rule():
     assert a.shape == (16, 64, 64, 3) and set(np.unique(b)) <= set(range(6))
 
 
-def test_parse_result_ignores_log_spam():
+def test_parse_result_takes_only_a_worker_document_for_this_test():
     result = SmokeResult("torch", "cnn", Status.PASSED, device="cpu", checks=(Check("learned", Status.PASSED, "ok"),))
-    line = json.dumps({"schema": WORKER_SCHEMA, "result": result.to_dict()})
-    stdout = "2026 I tensorflow spam\n{not json\n" + line + "\nmore spam\n"
-    parsed = parse_result(stdout)
-    assert parsed == result
-    assert parse_result("only spam\n{}\n") is None
-    assert parse_result(json.dumps({"schema": "other", "result": {}})) is None
+    doc = json.dumps({"schema": WORKER_SCHEMA, "result": result.to_dict()})
+    assert parse_result(doc, CaseRequest("torch", "cnn")) == (result, None)
+    assert parse_result(doc, CaseRequest("torch", "lstm")) == (None, "it answers for torch cnn, not torch lstm")
+    assert parse_result(json.dumps({"schema": "other", "result": {}}), CaseRequest("torch", "cnn"))[1] == (
+        "not a gpudoctor.verify.worker/1 document"
+    )
+    assert parse_result("spam\n" + doc, CaseRequest("torch", "cnn"))[0] is None  # the file holds the document alone
 
 
 def test_worker_argv_carries_the_options():
-    argv = worker_argv(CaseRequest("tf", "transfer", "cuda:1", False, ("/w/a.h5",)))
+    argv = worker_argv(CaseRequest("tf", "transfer", "cuda:1", False, ("/w/a.h5",)), "/tmp/x/result.json")
     assert argv[1:3] == ["-m", "gpudoctor.verify.worker"]
-    assert argv[3:] == ["--framework", "tf", "--test", "transfer", "--device", "cuda:1", "--no-amp", "--weights", "/w/a.h5"]
+    assert argv[3:] == ["--framework", "tf", "--test", "transfer", "--device", "cuda:1", "--result-file",
+                        "/tmp/x/result.json", "--no-amp", "--weights", "/w/a.h5"]  # fmt: skip
 
 
 def _report(*results: SmokeResult, device: str = "auto") -> VerifyReport:
@@ -116,13 +119,16 @@ def test_first_line_says_where_it_ran():
     assert headline(_report(skipped)).startswith("Smoke tests nothing ran: TensorFlow and Keras are not installed")
 
 
-def test_renderers_and_exit_status():
+def test_renderers_and_exit_code():
     ok = SmokeResult("torch", "cnn", Status.PASSED, device="cpu", device_name="CPU", first_loss=2.3, last_loss=0.1,
                      accuracy=0.9, chance=0.1, steps=40, batch_size=64)
     bad = SmokeResult("tf", "lstm", Status.FAILED, reason="learned: loss fell 0.0%", first_loss=math.nan)
     skip = SmokeResult("tf", "cnn", Status.SKIPPED, reason="TensorFlow is not installed")
-    assert exit_status(_report(ok, skip)) == 0
-    assert exit_status(_report(ok, bad)) == 1
+    assert exit_code(_report(ok, skip)) is ExitCode.OK
+    assert exit_code(_report(ok, bad)) is ExitCode.PROBLEMS
+    assert exit_code(_report(skip)) is ExitCode.PROBLEMS  # nothing ran: nothing was proved
+    assert exit_code(_report()) is ExitCode.PROBLEMS
+    assert to_text(_report(skip)).rstrip().endswith("0 passed, 0 failed, 1 skipped in 1.0s: nothing was proved: no test ran")
     text = to_text(_report(ok, bad, skip))
     assert "✓ PyTorch CNN: passed" in text and "✗ TensorFlow LSTM: failed - learned: loss fell 0.0%" in text
     assert "- TensorFlow CNN: skipped - TensorFlow is not installed" in text

@@ -4,6 +4,7 @@ and that importing the CLI loads neither torch nor tensorflow."""
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 
@@ -16,7 +17,7 @@ from tests.verify.helpers import ROOT, cli, cli_json, only, subprocess_cli
 def test_importing_the_cli_loads_no_framework():
     code = (
         "import sys\n"
-        "import gpudoctor.cli, gpudoctor.cli.verify_cmd, gpudoctor.verify, gpudoctor.verify.runner, "
+        "import gpudoctor.cli, gpudoctor.cli.verify_cmd, gpudoctor.verify, gpudoctor.verify.child, gpudoctor.runner, "
         "gpudoctor.verify.render, gpudoctor.verify.weights, gpudoctor.verify.assess, gpudoctor.verify.model\n"
         "from gpudoctor.cli import main\n"
         "main.get_command(None, 'verify')\n"
@@ -44,6 +45,11 @@ def test_help_lists_the_options():
         (["--framework", "jax"], "'jax' is not one of"),
         (["--weights", "/nonexistent/weights.pth"], "does not exist"),
         (["--timeout", "0"], "--timeout"),
+        (["--timeout", "1e308"], "1e+308 is not in the range 1.0<=x<=86400.0"),
+        (["--timeout", "inf"], "inf is not in the range"),
+        (["--timeout", "nan"], "nan is not a number of seconds"),
+        (["--device", "cuda:99999999999999999999"], "use auto, cpu, cuda or cuda:N (N a device index, 0 to 9999)"),
+        (["--device", "cuda:\u0663"], "use auto, cpu, cuda or cuda:N"),  # an Arabic-Indic 3: int() would take it
     ],
 )
 def test_usage_errors_exit_2(args, message):
@@ -66,19 +72,32 @@ def _hide(monkeypatch, *names: str) -> None:
     monkeypatch.setattr(verify_pkg, "_find_spec", lambda name: None if name in names else real(name))
 
 
-def test_framework_not_installed_is_skipped_not_failed(monkeypatch):
+def test_no_framework_installed_skips_every_test_and_proves_nothing(monkeypatch):
     _hide(monkeypatch, "tensorflow", "torch")
     code, report = cli_json()
-    assert code == 0
+    assert code == 1  # skipped is not failed, but a run where nothing ran is not a success
     assert [(r["framework"], r["test"], r["status"]) for r in report["results"]] == [
         ("torch", "cnn", "skipped"), ("torch", "lstm", "skipped"), ("torch", "transfer", "skipped"),
         ("tf", "cnn", "skipped"), ("tf", "lstm", "skipped"), ("tf", "transfer", "skipped"),
     ]  # fmt: skip
     assert report["results"][0]["reason"] == "PyTorch is not installed (pip install torch)"
     assert report["results"][3]["reason"] == "TensorFlow is not installed (pip install tensorflow)"
-    assert report["summary"]["skipped"] == 6 and report["summary"]["ok"] is True
+    assert report["summary"]["skipped"] == 6 and report["summary"]["ok"] is False and report["exit_code"] == 1
+    text = cli()
+    assert text.exit_code == 1
+    assert re.fullmatch(r"0 passed, 0 failed, 6 skipped in \d+\.\ds: nothing was proved: no test ran",
+                        text.stdout.rstrip().splitlines()[-1])  # fmt: skip
 
 
+def test_a_test_named_twice_runs_once(monkeypatch):
+    _hide(monkeypatch, "tensorflow", "torch")  # skipped, so nothing trains: only the selection is looked at
+    code, report = cli_json("--test", "cnn,CNN", "--test", "cnn", "--test", "lstm")
+    assert [(r["framework"], r["test"]) for r in report["results"]] == [
+        ("torch", "cnn"), ("torch", "lstm"), ("tf", "cnn"), ("tf", "lstm"),
+    ]  # fmt: skip
+
+
+@pytest.mark.slow
 def test_torchvision_missing_skips_only_transfer(monkeypatch):
     _hide(monkeypatch, "torchvision", "tensorflow")
     result = cli("--framework", "torch", "--test", "transfer,lstm")
@@ -87,7 +106,6 @@ def test_torchvision_missing_skips_only_transfer(monkeypatch):
     assert "✓ PyTorch LSTM: passed" in result.stdout
 
 
-@pytest.mark.no_gpu  # states what a machine without a GPU sees
 @pytest.mark.slow
 def test_json_output_is_only_json_even_with_tensorflow_spam():
     # A real subprocess: TensorFlow and the children print to their stderr; stdout must be exactly one JSON document.
@@ -96,5 +114,6 @@ def test_json_output_is_only_json_even_with_tensorflow_spam():
     report = json.loads(done.stdout)
     assert report["schema"] == "gpudoctor.verify/1"
     assert only(report)["status"] == "passed"
-    assert report["ran_on"] == "on the CPU: no CUDA device is visible"
+    assert report["ran_on"] == ("on the CPU: no CUDA device is visible" if only(report)["device"] == "cpu"
+                                else f"on {only(report)['device_name']} (cuda:0)")  # fmt: skip
     assert "@@gpudoctor-progress" not in done.stdout + done.stderr  # progress lines never leak

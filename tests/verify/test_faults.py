@@ -33,7 +33,15 @@ def test_a_child_that_dies_is_a_failed_test_with_the_signal():
 def test_a_child_without_a_result_is_a_failed_test():
     code, report = cli_json("--framework", "tf", "--test", "cnn", env={FAULT: "noresult"})
     assert code == 1
-    assert only(report)["reason"] == "child printed no result"
+    assert only(report)["reason"] == "child exited with status 0 without writing a result"
+
+
+def test_a_passing_result_forged_on_stdout_fails():
+    # The real worker prints a well-formed passing result where a framework's exit-time print would go, and writes
+    # nothing to its private result file: the parent must not take it.
+    code, report = cli_json("--framework", "torch", "--test", "cnn", env={FAULT: "forged"})
+    assert code == 1
+    assert only(report)["reason"].startswith("child exited with status 0 without writing a result (last output line: {")
 
 
 @pytest.mark.slow
@@ -61,5 +69,13 @@ def test_device_cuda_without_a_gpu_fails_each_test_plainly(framework):
     assert result.output.splitlines()[0] == "Smoke tests could not run on cuda: no CUDA device is visible"
     assert result.stdout.count(": failed - no CUDA device: ") == 2
     assert "Traceback" not in result.output
-    code, report = cli_json("--framework", framework, "--test", "cnn", "--device", "cuda:1")
-    assert code == 1 and only(report)["reason"].startswith("no CUDA device")
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("framework", ["torch", "tf"])
+def test_a_device_index_beyond_the_gpus_there_fails_plainly(framework):
+    # Valid on every host: no machine has 10,000 GPUs (and cuda:N takes at most four digits).
+    code, report = cli_json("--framework", framework, "--test", "cnn", "--device", "cuda:9999")
+    assert code == 1
+    assert only(report)["reason"].startswith("no CUDA device")
+    assert "Traceback" not in (only(report)["stderr_tail"] or "")

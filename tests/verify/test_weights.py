@@ -26,11 +26,11 @@ def torch_weights(tmp_path_factory) -> Path:
     import torch
     from torchvision.models import mobilenet_v3_small
 
-    from gpudoctor.verify import torch_cases
+    from gpudoctor.verify.torch_cases import training as torch_training
 
     torch.manual_seed(0)
     model = mobilenet_v3_small()
-    torch_cases._pretrain(model.features, torch.device("cpu"), 1.0, _noop)
+    torch_training.pretrain(model.features, torch.device("cpu"), 1.0, _noop)
     path = tmp_path_factory.mktemp("weights") / "mobilenet_v3_small-047dcff4.pth"
     torch.save(model.state_dict(), path)
     return path

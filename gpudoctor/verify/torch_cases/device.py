@@ -1,0 +1,100 @@
+"""Where a PyTorch smoke test runs, and the CUDA facts it reports. Every CUDA call goes through ``cuda`` (torch.cuda
+unless a test passes a fake with the same names, tests/verify/fake_cuda.py), so the GPU branch runs under test on
+machines without a GPU; on a GPU host the same functions run against the real torch.cuda (tests marked ``gpu``)."""
+
+from __future__ import annotations
+
+import contextlib
+from typing import Any, Iterator
+
+import torch
+
+from gpudoctor.verify.model import NoDevice
+
+
+def resolve_device(request: str, cuda: Any = None) -> tuple[torch.device, str, str | None]:
+    """-> (device, its name, a note on why). Raises NoDevice when a CUDA device is asked for and not there."""
+    cuda = cuda or torch.cuda
+    count = cuda.device_count() if cuda.is_available() else 0
+    if request == "cpu":
+        return torch.device("cpu"), "CPU", "--device cpu"
+    if request == "auto":
+        if count:
+            return torch.device("cuda:0"), cuda.get_device_name(0), None
+        return torch.device("cpu"), "CPU", "no CUDA device is visible to PyTorch" + why_no_cuda()
+    index = int(request.split(":", 1)[1]) if ":" in request else 0
+    if not count:
+        raise NoDevice(f"no CUDA device: torch.cuda.is_available() is False{why_no_cuda()}")
+    if index >= count:
+        raise NoDevice(f"no CUDA device cuda:{index}: PyTorch sees {count} (cuda:0..cuda:{count - 1})")
+    return torch.device(f"cuda:{index}"), cuda.get_device_name(index), None
+
+
+def why_no_cuda() -> str:
+    if torch.version.cuda is None:
+        return f" (torch {torch.__version__} is a CPU-only build)"
+    return f" (torch {torch.__version__} is a CUDA {torch.version.cuda} build; no driver or GPU is visible)"
+
+
+def same_device(a: torch.device, b: torch.device) -> bool:
+    return a.type == b.type and (a.type != "cuda" or (a.index or 0) == (b.index or 0))
+
+
+def sync(device: torch.device, cuda: Any = None) -> None:
+    """Wait for the device: CUDA kernels are asynchronous, so a timer read without this measures only the launch."""
+    if device.type == "cuda":
+        (cuda or torch.cuda).synchronize(device)
+
+
+def reset_peak_memory(device: torch.device, cuda: Any = None) -> None:
+    if device.type == "cuda":
+        (cuda or torch.cuda).reset_peak_memory_stats(device)
+
+
+def peak_memory_mib(device: torch.device, cuda: Any = None) -> float | None:
+    """Peak memory PyTorch's caching allocator handed out on the device since the last reset; None on the CPU."""
+    if device.type != "cuda":
+        return None
+    return (cuda or torch.cuda).max_memory_allocated(device) / 2**20
+
+
+def compute_capability(device: torch.device, cuda: Any = None) -> tuple[int, int] | None:
+    return tuple((cuda or torch.cuda).get_device_capability(device)) if device.type == "cuda" else None  # type: ignore[return-value]
+
+
+def amp_dtypes(device: torch.device, cuda: Any = None) -> list[str]:
+    """fp16 always; bf16 only where the GPU has it natively (emulated bf16 on cc < 8.0 proves nothing about it)."""
+    native_bf16 = device.type == "cuda" and (cuda or torch.cuda).is_bf16_supported(including_emulation=False)
+    return ["fp16"] + (["bf16"] if native_bf16 else [])
+
+
+@contextlib.contextmanager
+def exact_fp32(backends: Any = None) -> Iterator[None]:
+    """For the GPU-vs-CPU comparison: plain fp32 (no TF32 in matmuls, convolutions or RNNs) and deterministic cuDNN
+    algorithms without autotuning, so the only difference left is summation order; everything is put back after."""
+    b = backends or torch.backends
+    cudnn = b.cudnn
+    flags = (cudnn.benchmark, cudnn.deterministic)
+    if hasattr(b.cuda.matmul, "fp32_precision"):
+        # torch >= 2.9: the fp32_precision API; setting the legacy allow_tf32 flags as well is refused by torch.
+        targets = [b.cuda.matmul, cudnn.conv, cudnn.rnn]
+        saved = [t.fp32_precision for t in targets]
+        for t in targets:
+            t.fp32_precision = "ieee"
+
+        def restore() -> None:
+            for t, value in zip(targets, saved):
+                t.fp32_precision = value
+    else:
+        legacy = (b.cuda.matmul.allow_tf32, cudnn.allow_tf32)
+        b.cuda.matmul.allow_tf32 = cudnn.allow_tf32 = False
+
+        def restore() -> None:
+            b.cuda.matmul.allow_tf32, cudnn.allow_tf32 = legacy
+
+    cudnn.benchmark, cudnn.deterministic = False, True
+    try:
+        yield
+    finally:
+        restore()
+        cudnn.benchmark, cudnn.deterministic = flags
