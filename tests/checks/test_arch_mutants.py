@@ -186,11 +186,14 @@ def test_nothing_to_judge_without_gpus_or_matrix():
     assert findings(machine(**R570, torch=torch("2.7.1+cu128", "12.8", ["sm_80"]))) == []
 
 
-def test_ptx_only_torch_without_a_native_build_for_this_python_points_at_the_install_page():
-    """Python 3.8: the newest torch with cp38 wheels (2.4) has no sm_120, so no build has native code for an RTX 5090."""
-    f = only(machine(python="3.8.10", **R570, gpus=(RTX5090,), torch=torch("2.4.1+cu124", "12.4", ["sm_80", "sm_90", "compute_90"])))
+def test_ptx_only_torch_without_any_native_build_points_at_the_install_page():
+    """Jetson Thor (compute capability 11.0): the matrix knows no PyTorch build with sm_110, so the warning can only
+    say what to expect, with no command, and link the install selector."""
+    facts = machine(python="3.12.3", driver="580.00", driver_cuda="13.0", gpus=(("NVIDIA Jetson AGX Thor", "11.0"),),
+                    torch=torch("2.7.1+cu128", "12.8", ["sm_87", "sm_90", "compute_90"]))
+    f = only(dataclasses.replace(facts, host=dataclasses.replace(facts.host, arch="aarch64")))
     assert f.id == "gpu-arch-ptx-only"
-    assert f.fix.summary.startswith("No PyTorch build that fits this machine has native code for 12.0")
+    assert f.fix.summary.startswith("No PyTorch build that fits this machine has native code for 11.0")
     assert (f.fix.commands, f.fix.url) == ((), "https://pytorch.org/get-started/locally/")
 
 
