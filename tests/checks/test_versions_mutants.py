@@ -357,3 +357,85 @@ def test_pip_offered_versions_edges():
     assert run(v.python_version_no_wheel_from_message, _offered("", "torch==0.4.1", "2.0.0")[0]) == []  # not a release the matrix knows
     assert run(v.python_version_no_wheel_from_message, _offered("3.8.10", "torch==1.13.1", "2.0.0")[0]) == []  # Python known: the other rule
     assert list(v.python_version_no_wheel_from_message(_offered("", "torch==1.13.1", "2.0.0")[0], None)) == []
+
+
+# -- more edges (second mutation pass) --------------------------------------------------------------------------------
+
+
+def test_the_general_findings_carry_the_matrix_id():
+    found = run(v.matrix_unknown_version, machine(torch=torch("2.7.1+cu999", "99.9")))
+    assert [f.id for f in found] == ["matrix-unknown-version", "matrix-unknown-version"]
+
+
+def test_every_build_is_judged_against_the_driver():
+    r470 = {"driver": "470.82.01", "driver_cuda": "11.4", "gpus": (("Tesla T4", "7.5"),), "python": "3.10.12"}
+    both = run(v.driver_too_old_for_cuda_build, machine(**r470, torch=torch("2.1.2+cu121", "12.1"), tf=tf("2.16.1", "12.3", "8")))
+    assert [f.section for f in both] == [Section.TORCH, Section.TENSORFLOW]
+    after_cpu = run(v.driver_too_old_for_cuda_build, machine(**r470, torch=torch("2.1.2+cpu", None), tf=tf("2.16.1", "12.3", "8")))
+    assert [f.section for f in after_cpu] == [Section.TENSORFLOW]
+
+
+def test_cuda_11_builds_have_a_minor_version_floor():
+    f = one(v.driver_too_old_for_cuda_build, machine(driver="418.39", driver_cuda="10.1", gpus=(("Tesla T4", "7.5"),), python="3.8.10",
+                                                     torch=torch("1.12.1+cu113", "11.3")))
+    assert f.evidence[1].endswith("(minor-version compatibility floor of CUDA 11.x)")
+
+
+def test_ptx_rule_reads_the_gpu_name_and_lists_every_ptx_target():
+    facts = machine(driver="550.54.15", driver_cuda="12.4", gpus=(("NVIDIA L4", None),), torch=torch("2.7.1+cu128", "12.8", ["sm_70", "compute_70", "compute_75"]))
+    f = one(v.driver_too_old_for_cuda_build, facts)
+    assert f.evidence[1] == "GPU 0 (NVIDIA L4) has compute capability 8.9; torch 2.7.1+cu128 has no SASS for it, only PTX (compute_70 compute_75)"
+    assert f.fix.url == TORCH_URL
+
+
+def test_every_build_is_judged_against_the_python():
+    unknown_then_tf = run(v.python_version_no_wheel, machine(python="3.13.1", packages={"torch": "0.4.1", "tensorflow": "2.16.1"}))
+    assert [f.section for f in unknown_then_tf] == [Section.TENSORFLOW]
+    fine_then_tf = run(v.python_version_no_wheel, machine(python="3.13.1", packages={"torch": "2.5.1", "tensorflow": "2.16.1"}))
+    assert [f.section for f in fine_then_tf] == [Section.TENSORFLOW]
+
+
+def test_toolkit_rule_without_host_facts_and_with_a_cuda_home_that_names_no_toolkit():
+    facts = machine(torch=torch("2.7.1+cu126", "12.6"), toolkits=[("11.8", "/usr/local/cuda-11.8", True)])
+    assert len(run(v.cuda_toolkit_major_mismatch_for_extensions, dataclasses.replace(facts, host=None))) == 1
+    elsewhere = machine(torch=torch("2.7.1+cu126", "12.6"), env={"CUDA_HOME": "/opt/cuda"}, toolkits=[("11.8", "/usr/local/cuda-11.8", True)])
+    assert one(v.cuda_toolkit_major_mismatch_for_extensions, elsewhere).evidence[0] == "nvcc on PATH: CUDA 11.8 (/usr/local/cuda-11.8)"
+
+
+def test_toolkit_paths_compare_without_trailing_separators():
+    facts = machine(torch=torch("2.7.1+cu126", "12.6"), env={"CUDA_HOME": "/usr/local/cuda-11.8"},
+                    toolkits=[("12.6", "/usr/local/cuda-12.6", True), ("11.8", "/usr/local/cuda-11.8/", False)])
+    assert one(v.cuda_toolkit_major_mismatch_for_extensions, facts).evidence[0] == "CUDA_HOME=/usr/local/cuda-11.8: CUDA 11.8 (/usr/local/cuda-11.8/)"
+    windows = machine(os="windows", torch=torch("2.7.1+cu126", "12.6"), env={"CUDA_PATH": "C:\\\\CUDA\\\\v11.8\\\\"},
+                      toolkits=[("12.6", "C:\\\\CUDA\\\\v12.6", True), ("11.8", "C:\\\\CUDA\\\\v11.8", False)])
+    assert one(v.cuda_toolkit_major_mismatch_for_extensions, windows).evidence[0].endswith(": CUDA 11.8 (C:\\\\CUDA\\\\v11.8)")
+
+
+def test_a_toolkit_without_a_path_says_so():
+    f = one(v.cuda_toolkit_major_mismatch_for_extensions, machine(torch=torch("2.7.1+cu126", "12.6"), toolkits=[("11.8", None, True)]))
+    assert f.evidence[0] == "nvcc on PATH: CUDA 11.8 (path unknown)"
+
+
+def test_numpy2_fix_summary():
+    f = one(v.numpy2_abi_mismatch, machine(python="3.10.12", packages={"numpy": "2.0.1", "torch": "2.1.2"}))
+    assert f.fix.summary == "Install a NumPy 1.x, or upgrade the package built against NumPy 1.x"
+
+
+def test_no_matching_distribution_of_a_torch_release_and_of_several_lines():
+    """Regression: the reader's subject for "torch==1.13.1" is "torch1.13.1"; the rule compared the whole subject
+    with "torch", so a torch release was never recognised (TensorFlow was, by its prefix)."""
+    lines = (Symptom("no-matching-distribution", "ERROR: No matching distribution found for numpy==1.19", subject="numpy1.19"),
+             Symptom("no-matching-distribution", "ERROR: No matching distribution found for torch==1.13.1", subject="torch1.13.1"),
+             Symptom("no-matching-distribution", "ERROR: No matching distribution found for tensorflow==2.16.1", subject="tensorflow2.16.1"))
+    found = run(v.python_version_no_wheel_from_message, logged(machine(python="3.13.1"), *lines))
+    assert [f.title for f in found] == ["Python 3.13 has no wheel of torch 1.13: pip finds nothing to install",
+                                        "Python 3.13 has no wheel of tensorflow 2.16: pip finds nothing to install"]
+    assert found[0].evidence[2] == "torch 1.13 has wheels for Python 3.7–3.11"
+
+
+def test_pip_offered_versions_names_the_framework_and_reads_every_line():
+    facts, _ = _offered("", "tensorflow==2.16.1", "2.20.0")
+    first = facts.symptoms[0]
+    other, _ = _offered("", "torch==2.0.1", "2.0.0, 2.0.1")
+    found = run(v.python_version_no_wheel_from_message, logged(facts, other.symptoms[0], first))
+    assert len(found) == 1 and found[0].evidence[1] == "tensorflow 2.16 has wheels for Python 3.9–3.12"
