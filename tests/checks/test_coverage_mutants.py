@@ -100,3 +100,9 @@ def test_environment_section():
 
 def test_sections_gives_every_section_in_order():
     assert [r.section for r in sections((), Facts())] == list(Section)
+
+
+def test_a_crashed_section_names_itself_and_an_installed_framework_not_probed_is_not_in_the_evidence():
+    assert section_status(Section.CUDNN, (), Facts(), crashed=True).section is Section.CUDNN
+    assert status(Section.TORCH, Facts(python_packages={"torch": "2.7.1"})) == (Status.NOT_APPLICABLE, "not in the evidence")
+    assert status(Section.TENSORFLOW, Facts(python_packages={"tensorflow": "2.16.1"})) == (Status.NOT_APPLICABLE, "not in the evidence")

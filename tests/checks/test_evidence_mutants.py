@@ -38,7 +38,9 @@ def test_text_that_describes_nothing_asks_for_the_two_commands():
     (f,) = evidence_not_recognised(Facts(provenance={}), None)
     assert (f.id, f.severity, f.section) == ("evidence-not-recognised", Severity.INFO, Section.ENVIRONMENT)
     assert f.title == "Nothing in this text describes the machine, so nothing could be judged"
-    assert f.evidence[0].startswith("gpudoctor reads gpudoctor snapshots, collect_env, nvidia-smi (table, -q, -q -x, -L)")
+    assert f.evidence == ("gpudoctor reads gpudoctor snapshots, collect_env, nvidia-smi (table, -q, -q -x, -L), nvcc --version, pip/conda "
+                          "lists, TensorFlow build info and device lists, and framework error lines",)
+    assert f.fix.summary == "Ask for the output of these two commands, run where the problem happens"
     assert f.fix.commands == ("python -m torch.utils.collect_env", "nvidia-smi")
     # a probed machine (no provenance), a paste with something read, or a paste with only an error line: recognised
     assert list(evidence_not_recognised(Facts(), None)) == []

@@ -208,3 +208,16 @@ def test_an_absurdly_long_version_is_not_judged_and_does_not_crash():
     """Found by tests/render/test_hostile_snapshots.py: int() refuses a 5000-digit string with ValueError."""
     assert findings(machine("2." + "1" * 5000, "2.2.5")) == []
     assert findings(machine("2.15.0", "2." + "1" * 5000)) == []
+
+
+def test_the_running_tensorflow_wins_over_a_different_package_version():
+    from gpudoctor.model import Frameworks, TensorflowBuild
+
+    facts = Facts(host=Host(os="linux", env={}), python_packages={"tensorflow": "2.13.1", "keras": "2.15.0"},
+                  frameworks=Frameworks(tensorflow=TensorflowBuild(version="2.15.0")))
+    assert findings(facts) == []
+
+
+def test_no_host_facts_is_no_environment_not_a_crash():
+    f = only(Facts(python_packages={"tensorflow": "2.15.0", "keras": "3.3.3"}))
+    assert f.id == "keras-tf-version-mismatch"
