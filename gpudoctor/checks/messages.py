@@ -27,16 +27,12 @@ _LIBCUDA = re.compile(r"^libcuda\.so|^nvcuda\.dll|^libnvidia-ml\.so", re.I)
 
 def _soname_cuda(subject: str) -> str | None:
     """The CUDA a library name asks for: libcudart.so.11.0 -> 11.0, libcublas.so.11 -> 11 (the major only),
-    cudart64_110.dll -> 11.0, cudart64_101.dll -> 10.1, cudart64_90.dll -> 9.0, cublas64_12.dll -> 12."""
+    cudart64_110.dll -> 11.0, cudart64_90.dll -> 9.0, cublas64_12.dll -> 12 (Windows: CUDA 11+ by the major alone)."""
     m = _SONAME_CUDA.search(subject)
-    if not m:
-        return None
-    if m.group(1):
-        return f"{m.group(1)}.{m.group(2)}" if m.group(2) else m.group(1)
+    if not m or m.group(1):
+        return (f"{m.group(1)}.{m.group(2)}" if m.group(2) else m.group(1)) if m else None
     digits = m.group(3)
-    if len(digits) == 2 and digits.startswith("1"):
-        return digits  # Windows names CUDA 11+ libraries after the major alone (cublas64_11.dll)
-    return f"{digits[:-1]}.{digits[-1]}" if len(digits) >= 2 else digits
+    return digits if len(digits) == 2 and digits.startswith("1") else f"{digits[:-1]}.{digits[-1]}" if len(digits) >= 2 else digits
 
 
 def _lines(found: list[Symptom]) -> tuple[str, ...]:
@@ -100,7 +96,6 @@ def _toolkit_too_new(facts: Facts, matrix: "Matrix | None") -> bool:
         return False
     verdict = driver_verdict(matrix, toolkit.version, driver.version, driver.cuda_version, driver_os(b.host_os(facts), b.is_wsl(facts)))
     return verdict.ok is False
-
 
 
 def toolkit_mismatch_from_message(facts: Facts, matrix: "Matrix | None") -> Iterator[Finding]:
@@ -224,9 +219,6 @@ def cudnn_mismatch_from_message(facts: Facts, matrix: "Matrix | None") -> Iterat
                 (f"conda install cudnn={built}   # in a conda environment",) if built else (),
                 "https://www.tensorflow.org/install/source#gpu" if framework == "tensorflow" else b.TORCH_PREVIOUS_URL),
         )
-
-
-
 
 
 def cudnn_sublibraries_mixed(facts: Facts, matrix: "Matrix | None") -> Iterator[Finding]:

@@ -240,8 +240,7 @@ def python_version_no_wheel_from_message(facts: Facts, matrix: "Matrix | None") 
     if matrix is None or py is None:
         return
     for symptom in (s for s in (facts.symptoms or ()) if s.kind == "no-matching-distribution"):
-        # the reader's subject is the name and the version, joined ("torch1.13.1", "tensorflow-gpu1.15", "torch")
-        name = re.match(r"[A-Za-z_-]*", symptom.subject or "").group(0)
+        name = re.match(r"[A-Za-z_-]*", symptom.subject or "").group(0)  # the reader's subject: "torch1.13.1", "torch"
         framework = "torch" if name == "torch" else "tensorflow" if name.startswith("tensorflow") else None
         version = re.sub(r"^[A-Za-z_-]+[=<>~!\s]*", "", symptom.subject or "")
         if framework is None:
