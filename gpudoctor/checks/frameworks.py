@@ -151,7 +151,8 @@ def _same_release_gpu_fix(facts: Facts, matrix: object, version: str) -> Fix:
 
     release = _tf_release(matrix, version)
     if release is None:
-        return install_fix(facts, matrix, "tensorflow", "Remove every TensorFlow package, then install the GPU one", ("pip uninstall -y tensorflow",))
+        return install_fix(facts, matrix, "tensorflow", "Remove every TensorFlow package, then install the GPU one",
+                           first=("pip uninstall -y tensorflow",))
     exact = version if version in release.versions else release.latest
     gpu_package = release.package if release.package != "tensorflow" else "tensorflow-gpu"
     summary = (f"Replace it with {gpu_package} {exact}, the CUDA build of the same release; it loads CUDA {release.cuda} and "

@@ -20,9 +20,19 @@ if TYPE_CHECKING:
     from ..matrix.model import Matrix
 
 _CUDA_LIBS = re.compile(r"^(?:lib)?(cudart|cublas|cublasLt|cufft|curand|cusolver|cusparse|cudnn|nvrtc)(?:64)?[._]", re.I)
-_SONAME_CUDA = re.compile(r"(?:lib)?(?:cudart|cublas|cufft|curand|cusolver|cusparse)(?:\.so\.|64_)(\d+)\.?(\d)")
+_SONAME_CUDA = re.compile(r"(?:lib)?(?:cudart|cublas|cufft|curand|cusolver|cusparse)(?:\.so\.(\d+)(?:\.(\d+))?|64_(\d+))")
 _SONAME_CUDNN = re.compile(r"(?:lib)?cudnn(?:\.so\.|64_)(\d+)")
 _LIBCUDA = re.compile(r"^libcuda\.so|^nvcuda\.dll|^libnvidia-ml\.so", re.I)
+
+
+def _soname_cuda(subject: str) -> str | None:
+    """The CUDA a library name asks for: libcudart.so.11.0 -> 11.0, libcublas.so.11 -> 11 (the major only),
+    cudart64_110.dll -> 11.0, cudart64_90.dll -> 9.0, cublas64_12.dll -> 12 (Windows: CUDA 11+ by the major alone)."""
+    m = _SONAME_CUDA.search(subject)
+    if not m or m.group(1):
+        return (f"{m.group(1)}.{m.group(2)}" if m.group(2) else m.group(1)) if m else None
+    digits = m.group(3)
+    return digits if len(digits) == 2 and digits.startswith("1") else f"{digits[:-1]}.{digits[-1]}" if len(digits) >= 2 else digits
 
 
 def _lines(found: list[Symptom]) -> tuple[str, ...]:
@@ -48,7 +58,7 @@ def driver_too_old_from_message(facts: Facts, matrix: "Matrix | None") -> Iterat
     if not found:
         return
     driver = facts.driver
-    have = f"driver supporting CUDA {driver.cuda_version}" if driver and driver.cuda_version else "the installed driver"
+    have = f"driver supporting CUDA {driver.cuda_version}" if driver and driver.cuda_version else "installed driver"
     torch = facts.frameworks.torch if facts.frameworks else None
     build = f"torch {torch.version}" + (f" (CUDA {torch.cuda})" if torch.cuda else "") if torch and torch.version else "this torch build"
     fix = b.install_fix(facts, matrix, "torch", "Install a torch build for the driver's CUDA", "or upgrade the NVIDIA driver") if matrix else None
@@ -86,7 +96,6 @@ def _toolkit_too_new(facts: Facts, matrix: "Matrix | None") -> bool:
         return False
     verdict = driver_verdict(matrix, toolkit.version, driver.version, driver.cuda_version, driver_os(b.host_os(facts), b.is_wsl(facts)))
     return verdict.ok is False
-
 
 
 def toolkit_mismatch_from_message(facts: Facts, matrix: "Matrix | None") -> Iterator[Finding]:
@@ -144,9 +153,9 @@ def cuda_libraries_not_loadable(facts: Facts, matrix: "Matrix | None") -> Iterat
     subjects = [s.subject for s in found if s.subject]
     needs = []
     for subject in subjects:
-        m = _SONAME_CUDA.search(subject)
-        if m and f"CUDA {m.group(1)}.{m.group(2)}" not in needs:
-            needs.append(f"CUDA {m.group(1)}.{m.group(2)}")
+        cuda = _soname_cuda(subject)
+        if cuda and f"CUDA {cuda}" not in needs:
+            needs.append(f"CUDA {cuda}")
         m = _SONAME_CUDNN.search(subject)
         if m and f"cuDNN {m.group(1)}" not in needs:
             needs.append(f"cuDNN {m.group(1)}")
@@ -210,9 +219,6 @@ def cudnn_mismatch_from_message(facts: Facts, matrix: "Matrix | None") -> Iterat
                 (f"conda install cudnn={built}   # in a conda environment",) if built else (),
                 "https://www.tensorflow.org/install/source#gpu" if framework == "tensorflow" else b.TORCH_PREVIOUS_URL),
         )
-
-
-
 
 
 def cudnn_sublibraries_mixed(facts: Facts, matrix: "Matrix | None") -> Iterator[Finding]:

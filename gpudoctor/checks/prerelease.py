@@ -18,7 +18,7 @@ def prerelease_kind(version: str) -> str | None:
 
     try:
         parsed = Version(version)
-    except InvalidVersion:
+    except (InvalidVersion, ValueError):  # ValueError: a component longer than int() reads (untrusted text)
         return None
     if parsed.is_devrelease:
         return "nightly"

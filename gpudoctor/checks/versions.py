@@ -240,9 +240,9 @@ def python_version_no_wheel_from_message(facts: Facts, matrix: "Matrix | None") 
     if matrix is None or py is None:
         return
     for symptom in (s for s in (facts.symptoms or ()) if s.kind == "no-matching-distribution"):
-        name = (symptom.subject or "").split("=")[0].rstrip("<>~!")
+        name = re.match(r"[A-Za-z_-]*", symptom.subject or "").group(0)  # the reader's subject: "torch1.13.1", "torch"
         framework = "torch" if name == "torch" else "tensorflow" if name.startswith("tensorflow") else None
-        version = re.sub(r"^[a-z-]+", "", symptom.subject or "")
+        version = re.sub(r"^[A-Za-z_-]+[=<>~!\s]*", "", symptom.subject or "")
         if framework is None:
             continue
         releases = matrix.torch if framework == "torch" else matrix.tensorflow

@@ -27,7 +27,7 @@ def parse_version(text: str | None) -> Version | None:
         return None
     try:
         return Version(text.strip())
-    except InvalidVersion:
+    except (InvalidVersion, ValueError):  # ValueError: a component longer than int() reads (untrusted text)
         return None
 
 

@@ -1,0 +1,229 @@
+"""Findings proved by a pasted log line (issue 11: mutation score of checks/messages.py): each rule pinned as the
+user reads it, with and without the facts around the line, and the lines it must not take for its own."""
+
+from __future__ import annotations
+
+import pytest
+
+from gpudoctor.checks import messages as m
+from gpudoctor.matrix import load_matrix
+from gpudoctor.model import (CudaToolkit, Driver, Facts, Frameworks, Gpu, Host, Section, Severity, Symptom, TensorflowBuild,
+                             TorchBuild)
+
+MATRIX = load_matrix()
+RTX5090 = (Gpu(index=0, name="NVIDIA GeForce RTX 5090", compute_capability="12.0"),)
+R470 = Driver(version="470.82.01", cuda_version="11.4", kernel_module="nvidia")
+
+
+def log(*symptoms: Symptom, **facts) -> Facts:
+    return Facts(symptoms=symptoms, **facts)
+
+
+def run(rule, facts, matrix=None):
+    return list(rule(facts, matrix))
+
+
+def one(rule, facts, matrix=None):
+    (finding,) = run(rule, facts, matrix)
+    return finding
+
+
+TOO_OLD = Symptom("driver-too-old", "RuntimeError: The NVIDIA driver on your system is too old (found version 11040).", framework="torch")
+
+
+def test_lines_are_deduplicated_and_at_most_four():
+    lines = [Symptom("out-of-memory", f"torch.OutOfMemoryError: CUDA out of memory. ({i})") for i in (1, 1, 2, 3, 4, 5)]
+    f = one(m.log_rules, log(*lines))
+    assert f.evidence == tuple(f"log: torch.OutOfMemoryError: CUDA out of memory. ({i})" for i in (1, 2, 3, 4))
+
+
+def test_driver_too_old_line_pinned():
+    facts = log(TOO_OLD, TOO_OLD, driver=Driver(cuda_version="11.4"),
+                frameworks=Frameworks(torch=TorchBuild(version="2.1.2+cu121", cuda="12.1")))
+    f = one(m.driver_too_old_from_message, facts)
+    assert (f.id, f.severity, f.section) == ("driver-too-old-for-cuda-build", Severity.ERROR, Section.TORCH)
+    assert f.title == "The NVIDIA driver is too old for torch 2.1.2+cu121 (CUDA 12.1): torch says so when it starts CUDA"
+    assert f.evidence == (f"log: {TOO_OLD.text}", "torch reports the driver supporting CUDA 11.4")
+    assert (f.fix.summary, f.fix.commands, f.fix.url) == ("Upgrade the NVIDIA driver, or install a torch build for an older CUDA", (),
+                                                          "https://pytorch.org/get-started/previous-versions/")
+    bare = one(m.driver_too_old_from_message, log(TOO_OLD, frameworks=Frameworks(torch=TorchBuild(version="2.1.2"))))
+    assert bare.title == "The NVIDIA driver is too old for torch 2.1.2: torch says so when it starts CUDA"
+    assert bare.evidence[-1] == "torch reports the installed driver"
+    assert one(m.driver_too_old_from_message, log(TOO_OLD)).title.startswith("The NVIDIA driver is too old for this torch build:")
+    with_matrix = one(m.driver_too_old_from_message, facts, MATRIX)
+    assert with_matrix.fix.summary.startswith("Install a torch build for the driver's CUDA")
+    assert with_matrix.fix.summary.endswith("; or upgrade the NVIDIA driver")
+    assert run(m.driver_too_old_from_message, Facts()) == []
+
+
+INSUFFICIENT = Symptom("driver-insufficient", "CUDA driver version is insufficient for CUDA runtime version")
+
+
+def test_driver_insufficient_pinned():
+    f = one(m.driver_insufficient_from_message, log(INSUFFICIENT, driver=R470))
+    assert (f.id, f.severity, f.section) == ("driver-too-old-for-cuda-build", Severity.ERROR, Section.GPU)
+    assert f.title == "The NVIDIA driver is older than the CUDA runtime the program was built with"
+    assert f.evidence == (f"log: {INSUFFICIENT.text}", "driver 470.82.01 cannot run that CUDA runtime")
+    assert f.fix.commands == ("nvidia-smi   # 'CUDA Version' is the newest CUDA this driver runs",)
+    assert one(m.driver_insufficient_from_message, log(INSUFFICIENT)).evidence[-1] == "the installed NVIDIA driver cannot run that CUDA runtime"
+
+
+def test_driver_insufficient_is_left_to_the_toolkit_rule_when_nvcc_is_too_new():
+    nvcc = (CudaToolkit(version="12.4", path="/usr/local/cuda-12.4", on_path=True),)
+    assert run(m.driver_insufficient_from_message, log(INSUFFICIENT, driver=R470, cuda_toolkits=nvcc), MATRIX) == []
+    old_nvcc = (CudaToolkit(version="11.4", path="/usr/local/cuda-11.4", on_path=True),)
+    assert len(run(m.driver_insufficient_from_message, log(INSUFFICIENT, driver=R470, cuda_toolkits=old_nvcc), MATRIX)) == 1
+    assert len(run(m.driver_insufficient_from_message, log(INSUFFICIENT, driver=R470, cuda_toolkits=nvcc), None)) == 1
+    assert len(run(m.driver_insufficient_from_message, log(INSUFFICIENT, cuda_toolkits=nvcc), MATRIX)) == 1  # driver unknown
+
+
+def test_toolkit_mismatch_line_pinned():
+    line = Symptom("toolkit-mismatch", "RuntimeError: The detected CUDA version (11.8) mismatches the version that was used to compile PyTorch (12.1).",
+                   subject="11.8 vs 12.1")
+    f = one(m.toolkit_mismatch_from_message, log(line))
+    assert (f.id, f.severity, f.section) == ("cuda-toolkit-major-mismatch-for-extensions", Severity.WARNING, Section.CUDA)
+    assert f.title == "The CUDA toolkit that compiles extensions is 11.8, but torch was built with CUDA 12.1"
+    assert f.fix.summary == "Point CUDA_HOME at a CUDA 12.x toolkit, or install the torch build for CUDA 11.8"
+    assert f.fix.commands == ("export CUDA_HOME=/usr/local/cuda-12.1",)
+
+
+def test_arch_not_in_build_line_per_framework():
+    torch_line = Symptom("arch-not-in-build", "NVIDIA GeForce RTX 5090 with CUDA capability sm_120 is not compatible", framework="torch")
+    tf_line = Symptom("arch-not-in-build", "TensorFlow was not built with CUDA kernel binaries compatible with compute capability 12.0", framework="tensorflow")
+    found = run(m.arch_not_in_build_from_message, log(tf_line, torch_line, gpus=RTX5090))
+    assert [(f.id, f.severity, f.section) for f in found] == [("gpu-arch-not-in-build", Severity.ERROR, Section.TORCH),
+                                                              ("gpu-arch-not-in-build", Severity.ERROR, Section.TENSORFLOW)]
+    assert found[0].title == "The installed PyTorch build has no code for NVIDIA GeForce RTX 5090 (compute capability 12.0): it says so itself"
+    assert found[0].evidence == (f"log: {torch_line.text}",)
+    assert (found[0].fix.summary, found[0].fix.url) == ("Install a PyTorch build compiled for this GPU", "https://pytorch.org/get-started/locally/")
+    assert (found[1].fix.summary, found[1].fix.url) == ("Install a TensorFlow build compiled for this GPU", "https://www.tensorflow.org/install/pip")
+    (bare,) = run(m.arch_not_in_build_from_message, log(torch_line))
+    assert bare.title == "The installed PyTorch build has no code for the GPU: it says so itself"
+    (solved,) = run(m.arch_not_in_build_from_message, log(torch_line, gpus=RTX5090), MATRIX)
+    assert solved.fix.summary.startswith("Install a PyTorch build compiled for compute capability 12.0")
+
+
+NO_KERNEL = Symptom("no-kernel-image", "RuntimeError: CUDA error: no kernel image is available for execution on the device")
+
+
+def test_no_kernel_image_pinned():
+    f = one(m.no_kernel_image_from_message, log(NO_KERNEL))
+    assert (f.id, f.severity, f.section) == ("gpu-arch-not-in-build", Severity.ERROR, Section.TORCH)
+    assert f.title == "\"no kernel image is available\": the build (or an extension) has no code for this GPU's architecture"
+    assert f.evidence == (f"log: {NO_KERNEL.text}", "CUDA raises this when neither SASS for the GPU nor usable PTX is in the binary")
+    assert f.fix.url == "https://pytorch.org/get-started/locally/" and f.fix.commands == ()
+    assert one(m.no_kernel_image_from_message, log(NO_KERNEL), MATRIX).fix.summary.startswith("Install a build compiled for this GPU's compute capability")
+    arch = Symptom("arch-not-in-build", "sm_120 is not compatible", framework="torch")
+    assert run(m.no_kernel_image_from_message, log(NO_KERNEL, arch)) == []  # the arch line says more
+
+
+def _not_loadable(subject: str, framework: str | None = "tensorflow") -> Symptom:
+    return Symptom("library-not-loadable", f"Could not load dynamic library '{subject}'; dlerror: {subject}: cannot open shared object file",
+                   framework=framework, subject=subject)
+
+
+def test_tensorflow_missing_cuda_libraries_pinned():
+    lines = (_not_loadable("libcudart.so.11.0"), _not_loadable("libcudnn.so.8"), _not_loadable("libcublas.so.11"), _not_loadable("libfoo.so.1"))
+    tf = Frameworks(tensorflow=TensorflowBuild(version="2.11.0", is_cuda_build=True))
+    f = one(m.cuda_libraries_not_loadable, log(*lines, gpus=RTX5090, frameworks=tf), MATRIX)
+    assert (f.id, f.severity, f.section) == ("tf-missing-gpu-libs", Severity.ERROR, Section.TENSORFLOW)
+    assert f.title == "TensorFlow cannot load the CUDA libraries it was built for, so it runs on the CPU"
+    assert f.evidence[:3] == tuple(f"log: {s.text}" for s in lines[:3])
+    assert f.evidence[3] == "the build looks for CUDA 11.0 and cuDNN 8 and CUDA 11 (libcudart.so.11.0, libcudnn.so.8, libcublas.so.11)"
+    assert f.fix.summary == "Install what tensorflow 2.11 was built with: CUDA 11.2 and cuDNN 8.1"
+    assert f.fix.commands == ("conda install -c conda-forge cudatoolkit=11.2 cudnn=8.1",)
+    assert f.fix.url == "https://www.tensorflow.org/install/source#gpu"
+
+
+def test_tensorflow_missing_libraries_by_what_is_known():
+    lines = (_not_loadable("libcudart.so.12"),)
+    unknown_gpu = one(m.cuda_libraries_not_loadable, log(*lines))
+    assert unknown_gpu.severity is Severity.WARNING
+    assert unknown_gpu.title.endswith("so it runs on the CPU (if this machine has an NVIDIA GPU)")
+    assert unknown_gpu.fix.summary == "Install the CUDA libraries this TensorFlow was built with (CUDA 12), or a TensorFlow built for the CUDA you have"
+    assert unknown_gpu.fix.commands == ("pip install 'tensorflow[and-cuda]'   # TensorFlow 2.14+ on Linux",)
+    assert run(m.cuda_libraries_not_loadable, log(*lines, gpus=(), pci_devices=())) == []  # no GPU: CPU is right
+    tf216 = Frameworks(tensorflow=TensorflowBuild(version="2.16.1", is_cuda_build=True))
+    f = one(m.cuda_libraries_not_loadable, log(Symptom("tf-gpu-libs-missing", "Cannot dlopen some GPU libraries."), gpus=RTX5090, frameworks=tf216), MATRIX)
+    assert f.fix.commands == ("pip install 'tensorflow[and-cuda]'   # TensorFlow 2.14+ on Linux: pip brings CUDA and cuDNN",)
+    assert len(f.evidence) == 1  # no soname to read
+
+
+def test_torch_missing_cuda_library_is_an_import_failure():
+    f = one(m.cuda_libraries_not_loadable, log(_not_loadable("libcudnn.so.9", "torch")))
+    assert (f.id, f.severity, f.section) == ("framework-import-failed", Severity.ERROR, Section.TORCH)
+    assert f.title == "PyTorch cannot load a CUDA library it needs"
+    assert f.evidence[-1] == "the build looks for cuDNN 9 (libcudnn.so.9)"
+    assert (f.fix.summary, f.fix.url) == ("Reinstall torch from the PyTorch index for your CUDA", "https://pytorch.org/get-started/locally/")
+    assert run(m.cuda_libraries_not_loadable, log(_not_loadable("libnccl.so.2", "torch"))) == []
+
+
+LIBCUDA = Symptom("library-not-loadable", "libcuda.so.1: cannot open shared object file", subject="libcuda.so.1")
+
+
+def test_driver_library_not_loadable_pinned():
+    f = one(m.driver_library_not_loadable, log(LIBCUDA, Symptom("no-driver-found", "Found no NVIDIA driver on your system.")))
+    assert (f.id, f.severity, f.section) == ("gpu-without-driver", Severity.ERROR, Section.GPU)
+    assert f.title == "The NVIDIA driver's user-space library (libcuda) is not installed or not found"
+    assert f.evidence == (f"log: {LIBCUDA.text}", "log: Found no NVIDIA driver on your system.",
+                          "libcuda comes with the NVIDIA driver; the CUDA toolkit or pip wheels do not provide it")
+    assert f.fix.commands == ("nvidia-smi   # must list the GPU", "sudo ubuntu-drivers install   # Ubuntu; other distributions: the vendor's package")
+    for host in (Host(os="linux", wsl=2), Host(os="linux", container="docker")):
+        assert run(m.driver_library_not_loadable, log(LIBCUDA, host=host)) == []
+    assert len(run(m.driver_library_not_loadable, log(LIBCUDA, host=Host(os="linux")))) == 1
+    assert run(m.driver_library_not_loadable, log(_not_loadable("libcudart.so.12"))) == []
+
+
+def test_cudnn_mismatch_lines_pinned():
+    tf = Symptom("cudnn-loaded-mismatch", "Loaded runtime CuDNN library: 8.0.5 but source was compiled with: 8.1.0.", framework="tensorflow", subject="8.0.5 vs 8.1.0")
+    torch = Symptom("cudnn-loaded-mismatch", "cuDNN version incompatibility", framework="torch", subject="")
+    found = run(m.cudnn_mismatch_from_message, log(torch, tf))
+    assert [(f.id, f.severity, f.section) for f in found] == [("cudnn-version-mismatch", Severity.ERROR, Section.CUDNN)] * 2
+    assert found[0].title == "TensorFlow was built with cuDNN 8.1.0 but loads cuDNN 8.0.5, and refuses it"
+    assert found[0].evidence == (f"log: {tf.text}", "older TensorFlow releases need the exact cuDNN major.minor they were built with")
+    assert found[0].fix.summary == "Install cuDNN 8.1.0 (first on the loader path), or a TensorFlow release built with cuDNN 8.0.5"
+    assert found[0].fix.commands == ("conda install cudnn=8.1.0   # in a conda environment",)
+    assert found[0].fix.url == "https://www.tensorflow.org/install/source#gpu"
+    assert found[1].title == "PyTorch was built with cuDNN ? but loads cuDNN ?, and refuses it"
+    assert found[1].evidence == (f"log: {torch.text}",)
+    assert (found[1].fix.summary, found[1].fix.commands) == ("Install the cuDNN PyTorch was built with", ())
+    assert found[1].fix.url == "https://pytorch.org/get-started/previous-versions/"
+
+
+def test_mixed_cudnn_sublibraries_pinned():
+    lines = (Symptom("cudnn-sublibrary-not-loadable", "Could not load library libcudnn_cnn_infer.so.8"),
+             Symptom("cudnn-undefined-symbol", "libcudnn_ops_infer.so.8: undefined symbol: _ZN5cudnn3ops"))
+    f = one(m.cudnn_sublibraries_mixed, log(*lines, host=Host(os="linux", env={"LD_LIBRARY_PATH": "/usr/local/cuda/lib64"})))
+    assert (f.id, f.severity, f.section) == ("loader-cudnn-shadows-framework-cudnn", Severity.ERROR, Section.CUDNN)
+    assert f.evidence == (f"log: {lines[0].text}", f"log: {lines[1].text}", "LD_LIBRARY_PATH=/usr/local/cuda/lib64",
+                          "cuDNN's sub-libraries (cnn, ops, adv) must all come from one release; mixing two fails even when the other is newer")
+    assert f.fix.url == "https://github.com/pytorch/pytorch/issues/119989"
+    assert len(one(m.cudnn_sublibraries_mixed, log(lines[1])).evidence) == 2
+
+
+@pytest.mark.parametrize("rule", m.LOG_RULES, ids=lambda r: r.kind)
+def test_each_log_rule_gives_its_finding(rule):
+    line = Symptom(rule.kind, f"a {rule.kind} line")
+    (f,) = m.log_rules(log(line, Symptom("other", "x")), None)
+    assert (f.id, f.severity, f.section, f.title, f.fix) == (rule.id, rule.severity, rule.section, rule.title, rule.fix)
+    assert f.evidence == (f"log: a {rule.kind} line", *rule.explanation)
+
+
+def test_log_rule_severities_and_sections():
+    assert {r.id: (r.severity, r.section) for r in m.LOG_RULES} == {
+        "container-without-gpu-runtime": (Severity.ERROR, Section.ENVIRONMENT),
+        "cuda-init-no-device": (Severity.WARNING, Section.ENVIRONMENT),
+        "cuda-out-of-memory": (Severity.INFO, Section.GPU),
+        "cudnn-failed-to-initialize": (Severity.INFO, Section.CUDNN),
+    }
+
+
+@pytest.mark.parametrize(("subject", "needs"), [
+    ("libcudart.so.11.0", "CUDA 11.0"), ("libcublas.so.11", "CUDA 11"), ("libcusparse.so.12.1.0.106", "CUDA 12.1"),
+    ("cudart64_110.dll", "CUDA 11.0"), ("cudart64_101.dll", "CUDA 10.1"), ("cudart64_90.dll", "CUDA 9.0"), ("cublas64_12.dll", "CUDA 12"),
+    ("libcudnn.so.8", "cuDNN 8"), ("cudnn64_8.dll", "cuDNN 8"),
+])
+def test_the_cuda_a_library_name_asks_for(subject, needs):
+    """Regression: libcublas.so.11 read as "CUDA 1.1" (the pattern backtracked into the major's digits)."""
+    f = one(m.cuda_libraries_not_loadable, log(_not_loadable(subject), gpus=RTX5090))
+    assert f.evidence[-1] == f"the build looks for {needs} ({subject})"
