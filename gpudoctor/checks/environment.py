@@ -31,6 +31,8 @@ def visible_gpu_count(value: str, gpus: tuple[Gpu, ...]) -> int:
 def _match_entry(entry: str, gpus: tuple[Gpu, ...]) -> object | None:
     """The device an entry names (an index, or the MIG UUID itself), or None when it names none."""
     if entry.isdigit():
+        if len(entry) > 9:  # beyond any machine's GPU count (and int() of 4,300+ digits raises): names no device
+            return None
         index = int(entry)
         return index if index < len(gpus) else None
     if entry.startswith(("GPU-", "MIG-")):

@@ -26,6 +26,9 @@ class Target:
     compute_capabilities: tuple[str, ...]  # ("8.9",); empty = no GPU
     wsl: bool = False
     arch: str = "x86_64"  # "x86_64" | "aarch64" (Linux) | "arm64" (macOS)
+    # An NVIDIA GPU is known to be there (a driver reports its version, a device is on the bus) but not its compute
+    # capability: solve for a CUDA build that fits the driver, and say that its architectures were not checked.
+    gpu_unknown: bool = False
 
 
 @dataclass(frozen=True)

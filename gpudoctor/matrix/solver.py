@@ -86,7 +86,16 @@ def target_from_facts(facts: "Facts", matrix: Matrix, *, python: str | None = No
         compute_capabilities=tuple(ccs),
         wsl=bool(host and host.wsl),
         arch=normalize_arch(host.arch if host else None, os),
+        gpu_unknown=not ccs and _nvidia_gpu_implied(facts),
     )
+
+
+def _nvidia_gpu_implied(facts: "Facts") -> bool:
+    """A working NVIDIA driver reports its version (or its CUDA) only where an NVIDIA GPU is: its model may be unknown
+    (a pasted nvidia-smi banner), the build it can run is not. A device on the bus without a working driver is left
+    to the driver findings: no build can be judged for it yet."""
+    driver = facts.driver
+    return bool(driver and (driver.version or driver.cuda_version) and not driver.nvml_error)
 
 
 def solve(matrix: Matrix, target: Target, framework: str, version: str | None = None, cpu: bool = False) -> Choice:

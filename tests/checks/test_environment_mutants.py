@@ -186,3 +186,12 @@ def test_nvidia_visible_devices_outside_a_container_pinned():
     pasted = Facts(host=linux(NVIDIA_VISIBLE_DEVICES="1"), provenance={"host.env": "collect_env, line 3"})
     assert list(e.nvidia_visible_devices_outside_container(pasted, None)) == []
     assert list(e.nvidia_visible_devices_outside_container(Facts(host=linux()), None)) == []
+
+
+def test_a_cuda_visible_devices_index_of_thousands_of_digits_names_no_device_and_crashes_nothing():
+    # found by the hostile-snapshot property test: int() of 5,000 digits raises ValueError
+    from gpudoctor.checks import environment
+    from gpudoctor.model import Gpu
+
+    assert environment._match_entry("9" * 5000, (Gpu(index=0),)) is None
+    assert environment._match_entry("0", (Gpu(index=0),)) == 0

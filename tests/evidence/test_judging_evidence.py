@@ -248,3 +248,14 @@ def test_a_pasted_pip_failure_on_the_tensorrt_pin_names_the_broken_combination()
                    "ERROR: No matching distribution found for tensorrt==8.5.3.1\n")
     assert found(report).get("known-broken-combination") == "error"
     assert report.primary == "known-broken-combination"
+
+
+def test_a_cpu_only_torch_beside_a_driver_is_fixed_with_a_cuda_build_for_that_driver():
+    # The commonest thread: nvidia-smi's banner and a +cpu torch. The GPU's model is unknown, its driver is not: the
+    # fix must be a CUDA build that driver runs, never another CPU build (found by mutation testing, issue 11).
+    report = judge("NVIDIA-SMI 535.104.05   Driver Version: 535.104.05   CUDA Version: 12.2\n"
+                   ">>> import torch\n>>> torch.__version__\n'2.3.1+cpu'\n")
+    (finding,) = [f for f in report.findings if f.id == "torch-cpu-only-build"]
+    install = finding.fix.commands[-1]
+    assert "/whl/cpu" not in install and "+cpu" not in finding.fix.summary
+    assert install.startswith("pip install torch==") and "--index-url https://download.pytorch.org/whl/cu12" in install
