@@ -93,3 +93,14 @@ def gpu_label(gpu: Gpu) -> str:
 def symptoms(facts: Facts, kind: str) -> list[Symptom]:
     """Messages of this kind read from a pasted log (empty for a probed machine)."""
     return [s for s in facts.symptoms or () if s.kind == kind]
+
+
+def cudnn_version(text: str) -> str:
+    """torch.backends.cudnn.version() integers as people read them: 90100 -> "9.1.0" (cuDNN 9), 8902 -> "8.9.2"
+    (cuDNN 8); anything else as given (a dotted version already, or text no cuDNN reports)."""
+    if text.isdigit() and len(text) <= 9:  # longer is no cuDNN (and int() of 4,300+ digits raises)
+        n = int(text)
+        if n >= 10000:
+            return f"{n // 10000}.{n // 100 % 100}.{n % 100}"
+        return f"{n // 1000}.{n // 100 % 10}.{n % 100}"
+    return text

@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Iterator
 
 from ..model import Facts, Finding, Fix, Section, Severity
-from ._facts import driver_loaded, gpu_implied_by_driver, gpu_presence, package, symptoms, torch_build_kind
+from ._facts import cudnn_version, driver_loaded, gpu_implied_by_driver, gpu_presence, package, symptoms, torch_build_kind
 from ._builds import install_fix
 
 _TF_CPU_DISTRIBUTIONS = ("tensorflow-cpu", "tensorflow-intel")
@@ -69,7 +69,7 @@ def torch_runtime(facts: Facts, matrix: object) -> Iterator[Finding]:
     if torch.cuda_available is None or torch_build_kind(torch) != "cuda":
         return
     if torch.cuda_available:
-        cudnn = f", cuDNN {torch.cudnn}" if torch.cudnn else ""
+        cudnn = f", cuDNN {cudnn_version(str(torch.cudnn))}" if torch.cudnn else ""
         yield Finding("torch-cuda-available", Severity.OK, Section.TORCH,
                       f"{_label('torch', torch.version)} sees {torch.device_count} CUDA device(s){cudnn}" if torch.device_count is not None
                       else f"{_label('torch', torch.version)} has CUDA available{cudnn}",

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Iterator
 
 from ..model import Facts, Finding, Fix, Section, Severity
 from . import _builds as b
+from ._facts import cudnn_version
 
 if TYPE_CHECKING:
     from ..matrix.broken import BrokenRule
@@ -94,7 +95,7 @@ def _build_cudnn(build: "b.Build", facts: Facts, matrix: "Matrix") -> tuple[str 
     fw = facts.frameworks.torch if build.framework == "torch" and facts.frameworks else None
     reported = getattr(fw, "cudnn", None) if fw is not None else None
     if reported:
-        return _decode_cudnn(str(reported)), "reported by the installed build"
+        return cudnn_version(str(reported)), "reported by the installed build"
     if build.cudnn:
         return build.cudnn, f"the cuDNN {build.label} pins, per the matrix"
     if build.framework == "torch" and build.torch_release is not None:
@@ -104,16 +105,6 @@ def _build_cudnn(build: "b.Build", facts: Facts, matrix: "Matrix") -> tuple[str 
             if wheel is not None and wheel.cudnn_pin:
                 return wheel.cudnn_pin, f"the nvidia-cudnn pin of the published wheel ({wheel.source})"
     return None, "unknown"
-
-
-def _decode_cudnn(text: str) -> str:
-    """torch.backends.cudnn.version() integers: 90100 -> "9.1.0" (cuDNN 9), 8902 -> "8.9.2" (cuDNN 8)."""
-    if text.isdigit():
-        n = int(text)
-        if n >= 10000:
-            return f"{n // 10000}.{n // 100 % 100}.{n % 100}"
-        return f"{n // 1000}.{n // 100 % 10}.{n % 100}"
-    return text
 
 
 CHECKS = (known_broken_combination,)

@@ -255,3 +255,9 @@ def test_a_release_older_than_the_matrix_keeps_the_uninstall_as_a_command():
     f = one(fw.tf_cpu_package_shadows_gpu, facts)
     assert f.fix.commands[0] == "pip uninstall -y tensorflow"
     assert "('" not in f.fix.summary
+
+
+def test_cudnn_integers_are_shown_as_versions():
+    from gpudoctor.checks._facts import cudnn_version
+
+    assert [cudnn_version(v) for v in ("90100", "8902", "7605", "9.1.0", "9" * 5000)] == ["9.1.0", "8.9.2", "7.6.5", "9.1.0", "9" * 5000]
