@@ -30,6 +30,10 @@ class Target:
     # capability: solve for a CUDA build that fits the driver, and say that its architectures were not checked.
     gpu_unknown: bool = False
 
+    def wants_gpu_build(self, cpu: bool = False) -> bool:
+        """A CUDA build is the goal: an NVIDIA GPU is there (known or implied), no CPU build was asked for, not macOS."""
+        return bool(self.compute_capabilities or self.gpu_unknown) and not cpu and self.os != "darwin"
+
 
 @dataclass(frozen=True)
 class Choice:

@@ -9,7 +9,7 @@ from ._solve_core import Choice, NoFit, Target, gpu_fit, pick_python, py_range, 
 
 
 def solve_tf(matrix: Matrix, target: Target, version: str | None, cpu: bool) -> tuple[Choice | None, list[str]]:
-    use_gpu = bool(target.compute_capabilities or target.gpu_unknown) and not cpu and target.os != "darwin"
+    use_gpu = target.wants_gpu_build(cpu)
     if use_gpu and target.os == "windows" and not target.wsl:
         return tf_windows(matrix, target, version), []
     rejects: list[str] = []

@@ -9,7 +9,7 @@ from .driver import driver_os
 
 def solve_torch(matrix: Matrix, target: Target, version: str | None, cpu: bool) -> tuple[Choice | None, list[str]]:
     """(the choice, or None, and every rejection in order)."""
-    use_gpu = bool(target.compute_capabilities or target.gpu_unknown) and not cpu and target.os != "darwin"
+    use_gpu = target.wants_gpu_build(cpu)
     rejects: list[str] = []
     for release, exact in select(matrix.torch, version, "torch", matrix):
         assert isinstance(release, TorchRelease)
