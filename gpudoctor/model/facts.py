@@ -1,21 +1,16 @@
-"""The domain, shared by every layer: the facts a probe saw and the findings a check made of them.
+"""Facts: what the probes and readers observed. Field names are the public snapshot keys (docs/facts-format.md).
 
-Everything is a frozen dataclass, so a Facts snapshot can be hashed, compared and round-tripped through JSON
+Every class is a frozen dataclass, so a Facts snapshot can be hashed, compared and round-tripped through JSON
 (gpudoctor/snapshot.py). A field that is ``None`` is *unknown* (not probed, or the probe failed); an empty tuple or
 ``False`` is *probed and absent*. Checks must keep the two apart: unknown never raises an error by itself.
 """
 
 from __future__ import annotations
 
-import enum
 from dataclasses import dataclass
 
 SNAPSHOT_SCHEMA = "gpudoctor.facts/1"
-REPORT_SCHEMA = "gpudoctor.report/1"
 
-
-# ---------------------------------------------------------------------------------------------------------------
-# Facts: what the probes observed. Field names are the public snapshot keys (shared/facts-format.md).
 
 
 @dataclass(frozen=True)
@@ -175,107 +170,4 @@ class Facts:
     provenance: dict[str, str] | None = None  # fact key path -> where it was read ("collect_env, line 12")
     contradictions: tuple[Contradiction, ...] | None = None
 
-
-# ---------------------------------------------------------------------------------------------------------------
-# Findings: what the checks judged.
-
-
-class Severity(enum.IntEnum):
-    OK = 0
-    INFO = 1
-    WARNING = 2
-    ERROR = 3
-
-    @property
-    def label(self) -> str:
-        return self.name.lower()
-
-
-class Section(enum.Enum):
-    """Report sections, in print order."""
-
-    GPU = "GPU and driver"
-    CUDA = "CUDA toolkit"
-    CUDNN = "cuDNN"
-    TORCH = "PyTorch"
-    TENSORFLOW = "TensorFlow"
-    ENVIRONMENT = "Environment"
-
-
-@dataclass(frozen=True)
-class Fix:
-    summary: str
-    commands: tuple[str, ...] = ()
-    url: str | None = None
-
-
-@dataclass(frozen=True)
-class Finding:
-    id: str  # stable kebab-case id (shared/facts-format.md); never changes meaning
-    severity: Severity
-    section: Section
-    title: str
-    evidence: tuple[str, ...] = ()
-    fix: Fix | None = None
-    explains: tuple[str, ...] = ()  # ids of other findings in the report that this one causes
-
-
-class Status(enum.Enum):
-    """A section's verdict, as data (Flutter's ValidationType): not applicable is not a failure, and not judged is
-    not healthy."""
-
-    OK = "ok"
-    NOTE = "note"
-    WARNING = "warning"
-    ERROR = "error"
-    NOT_APPLICABLE = "not applicable"
-    NOT_JUDGED = "not judged"
-    CRASHED = "crashed"
-
-
-@dataclass(frozen=True)
-class SectionResult:
-    section: Section
-    status: Status
-    reason: str | None = None  # for not judged: what would fill it; for not applicable: why
-
-
-@dataclass(frozen=True)
-class CheckCrash:
-    """A check that raised: reported as data (Flutter's crash result), never a dead doctor."""
-
-    check: str
-    error: str
-
-
-@dataclass(frozen=True)
-class Report:
-    facts: Facts
-    findings: tuple[Finding, ...]
-    crashes: tuple[CheckCrash, ...] = ()
-    matrix_reviewed: str | None = None
-    source: str = "this machine"  # or the snapshot file it was read from
-    sections: tuple[SectionResult, ...] = ()
-    primary: str | None = None  # the id of the finding that explains the most, shown first
-
-    @property
-    def worst(self) -> Severity:
-        return max((f.severity for f in self.findings), default=Severity.OK)
-
-    def count(self, severity: Severity) -> int:
-        return sum(1 for f in self.findings if f.severity == severity)
-
-
-class ExitCode(enum.IntEnum):
-    OK = 0
-    PROBLEMS = 1  # an error finding (or a warning with --strict), or a failed smoke test
-    USAGE = 2  # click's convention: bad options or unreadable input
-    INTERNAL = 3  # gpudoctor itself failed (a check crashed)
-
-
-def exit_code(report: Report, strict: bool = False) -> ExitCode:
-    if report.crashes:
-        return ExitCode.INTERNAL
-    threshold = Severity.WARNING if strict else Severity.ERROR
-    return ExitCode.PROBLEMS if report.worst >= threshold else ExitCode.OK
 

@@ -1,0 +1,42 @@
+"""The domain, shared by every layer: the facts a probe saw (facts.py) and the findings a check made of them
+(report.py). Importers use ``gpudoctor.model``; the split keeps each module to one job."""
+
+from .facts import (
+    SNAPSHOT_SCHEMA,
+    Contradiction,
+    CudaToolkit,
+    Driver,
+    Facts,
+    Frameworks,
+    Gpu,
+    Host,
+    GpuProcess,
+    Libraries,
+    Library,
+    Pcie,
+    PciDevice,
+    ProbeError,
+    Symptom,
+    TensorflowBuild,
+    TorchBuild,
+)
+from .report import (
+    REPORT_SCHEMA,
+    CheckCrash,
+    ExitCode,
+    Finding,
+    Fix,
+    Report,
+    Section,
+    SectionResult,
+    Severity,
+    Status,
+    exit_code,
+)
+
+__all__ = [
+    "REPORT_SCHEMA", "SNAPSHOT_SCHEMA", "CheckCrash", "Contradiction", "CudaToolkit", "Driver", "ExitCode", "Facts",
+    "Finding", "Fix", "Frameworks", "Gpu", "GpuProcess", "Host", "Libraries", "Library", "Pcie", "PciDevice", "ProbeError",
+    "Report", "Section", "SectionResult", "Severity", "Status", "Symptom", "TensorflowBuild", "TorchBuild",
+    "exit_code",
+]
