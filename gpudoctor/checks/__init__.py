@@ -27,6 +27,7 @@ class Check:
 def registry() -> tuple[Check, ...]:
     # Imported here so that loading the package costs nothing until checks run.
     from . import (
+        amd,
         arch,
         environment,
         evidence,
@@ -36,6 +37,7 @@ def registry() -> tuple[Check, ...]:
         known_broken,
         messages,
         prerelease,
+        rocm_builds,
         tensorflow_libs,
         versions,
     )
@@ -43,8 +45,10 @@ def registry() -> tuple[Check, ...]:
     # The fact rules first, then the rules over pasted log lines (their findings merge into the fact rules' ones).
     modules = [
         gpu,
+        amd,
         environment,
         frameworks,
+        rocm_builds,
         prerelease,
         versions,
         arch,
@@ -60,6 +64,8 @@ def registry() -> tuple[Check, ...]:
 # Which section a crashed check leaves unjudged (a module's checks report into this section, mostly).
 _SECTIONS = {
     "gpu": Section.GPU,
+    "amd": Section.GPU,
+    "rocm_builds": Section.TORCH,
     "environment": Section.ENVIRONMENT,
     "frameworks": Section.TORCH,
     "prerelease": Section.TORCH,

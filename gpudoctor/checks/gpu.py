@@ -14,8 +14,8 @@ BUSY_MEMORY_SHARE = 0.5
 
 
 def no_nvidia_gpu(facts: Facts, matrix: object) -> Iterator[Finding]:
-    if gpu_presence(facts) is not False:
-        return
+    if gpu_presence(facts) is not False or facts.amd_gpus:
+        return  # an AMD machine is not missing anything: amd-gpus-found reports its GPUs
     evidence = ["no NVIDIA device (vendor 10de) on the PCI bus" if facts.pci_devices == () else "no GPU reported by the driver"]
     if facts.driver and facts.driver.nvml_error:
         evidence.append(f"NVML: {facts.driver.nvml_error}")

@@ -5,6 +5,7 @@
     gpudoctor matrix tf 2.16              a TensorFlow release: Python, CUDA/cuDNN, arch, Windows, and-cuda, Keras
     gpudoctor matrix cuda 12.8            a CUDA release: drivers, minor-version floor, architectures, who uses it
     gpudoctor matrix cudnn 9.3            a cuDNN release: CUDA builds, compute capabilities
+    gpudoctor matrix rocm 6.4             a ROCm release: the torch wheels built for it, their gfx targets, AMD GPUs
     gpudoctor matrix gpu "RTX 4090"       a GPU: compute capability and the newest builds with code for it
     gpudoctor matrix driver 535.104.05    a driver (or a branch: 535, R535): the CUDA it supports
     gpudoctor matrix keras 2.3.1          a Keras release: the TensorFlow it fits (--tf 2.16: the Keras for a TensorFlow)
@@ -123,6 +124,17 @@ def cudnn_cmd(version: str, as_json: bool) -> None:
     from ..render.matrix_text import cudnn_lines
 
     _answer(as_json, lambda m: cudnn_info(m, version), cudnn_lines)
+
+
+@matrix.command("rocm")
+@click.argument("version")
+@json_option
+def rocm_cmd(version: str, as_json: bool) -> None:
+    """A ROCm release ("6.4"): the official torch wheels built for it, their gfx targets and the AMD GPUs they run on."""
+    from ..matrix.rocm_queries import rocm_info
+    from ..render.matrix_rocm import rocm_lines
+
+    _answer(as_json, lambda m: rocm_info(m, version), rocm_lines)
 
 
 @matrix.command("gpu")

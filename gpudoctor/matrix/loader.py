@@ -12,6 +12,7 @@ from .keras import load_keras_table
 from .model import Matrix
 from .platforms import load_platforms  # platforms.toml: macOS, aarch64, Jetson, base images
 from .reader import Reader
+from .rocm import load_rocm  # rocm.toml + amd_gpus.toml: ROCm wheels, AMD GPUs
 from .versions import vtuple
 
 MATRIX_FILES = ("cuda.toml", "torch.toml", "tensorflow.toml", "cudnn.toml", "gpus.toml", "keras.toml")
@@ -64,6 +65,7 @@ def parse_and_validate(directory: Path) -> Matrix:
         reviewed_by_file=reviewed,
         keras=load_keras_table(Reader("keras.toml", docs["keras.toml"], "")),
         platforms=load_platforms(directory, tomllib),
+        rocm=load_rocm(directory, tomllib),
     )
     rows.cross_check(matrix)
     return _with_wheels_and_rules(matrix, directory, tomllib)

@@ -30,6 +30,7 @@ if TYPE_CHECKING:
     from .broken import BrokenRule
     from .keras import KerasTable
     from .platforms import Platforms
+    from .rocm import RocmTable
     from .wheels import WheelOverlay, WheelRelease
 
 __all__ = [
@@ -62,6 +63,7 @@ class Matrix:
     wheels: "WheelOverlay | None" = None  # what the published wheels say (matrices/wheels.toml)
     known_broken: tuple["BrokenRule", ...] = ()  # matrices/known_broken.toml
     keras: "KerasTable | None" = None  # matrices/keras.toml (gpudoctor.matrix.keras)
+    rocm: "RocmTable | None" = None  # matrices/rocm.toml + amd_gpus.toml (gpudoctor.matrix.rocm)
 
     # -- published wheels ---------------------------------------------------------------------------------------
 

@@ -3,6 +3,7 @@
 
 from .facts import (
     SNAPSHOT_SCHEMA,
+    AmdGpu,
     Contradiction,
     CudaToolkit,
     Driver,
@@ -16,6 +17,7 @@ from .facts import (
     Pcie,
     PciDevice,
     ProbeError,
+    Rocm,
     Symptom,
     TensorflowBuild,
     TorchBuild,
@@ -35,8 +37,8 @@ from .report import (
 )
 
 __all__ = [
-    "REPORT_SCHEMA", "SNAPSHOT_SCHEMA", "CheckCrash", "Contradiction", "CudaToolkit", "Driver", "ExitCode", "Facts",
-    "Finding", "Fix", "Frameworks", "Gpu", "GpuProcess", "Host", "Libraries", "Library", "Pcie", "PciDevice", "ProbeError",
+    "REPORT_SCHEMA", "SNAPSHOT_SCHEMA", "AmdGpu", "CheckCrash", "Contradiction", "CudaToolkit", "Driver", "ExitCode", "Facts",
+    "Finding", "Fix", "Frameworks", "Gpu", "GpuProcess", "Host", "Libraries", "Library", "Pcie", "PciDevice", "ProbeError", "Rocm",
     "Report", "Section", "SectionResult", "Severity", "Status", "Symptom", "TensorflowBuild", "TorchBuild",
     "exit_code",
 ]

@@ -127,6 +127,32 @@ class Frameworks:
 
 
 @dataclass(frozen=True)
+class AmdGpu:
+    """An AMD GPU as amdsmi, rocminfo, rocm-smi or the kernel's KFD topology (sysfs) reports it."""
+
+    index: int | None = None
+    name: str | None = None  # marketing name ("AMD Radeon RX 7900 XTX"); None when only the target is known
+    gfx_target: str | None = None  # LLVM target without features: "gfx1100", "gfx90a"
+    pci_bus_id: str | None = None
+    memory_total_mib: int | None = None
+
+
+@dataclass(frozen=True)
+class Rocm:
+    """The ROCm stack around the AMD GPUs. None = unknown; False / () = probed and absent."""
+
+    version: str | None = None  # /opt/rocm/.info/version (or the rocm-core package): "6.4.1"
+    hip_runtime: str | None = None  # "HIP runtime version" (collect_env): "6.4.43482"
+    miopen: str | None = None  # "MIOpen runtime version" (collect_env)
+    amdgpu_loaded: bool | None = None  # the amdgpu kernel module is loaded (/sys/module/amdgpu)
+    kfd_present: bool | None = None  # /dev/kfd exists (the compute interface ROCm needs)
+    device_groups: tuple[str, ...] | None = None  # groups that own /dev/kfd and /dev/dri/renderD* ("render", "video")
+    user_groups: tuple[str, ...] | None = None  # groups of the user running gpudoctor
+    user_is_root: bool | None = None
+    source: str | None = None  # where the GPU list came from: "amdsmi" | "rocminfo" | "rocm-smi" | "sysfs"
+
+
+@dataclass(frozen=True)
 class Symptom:
     """A message a framework or tool printed that states a fact ("libcudart.so.11.0: cannot open shared object
     file", "no kernel image is available"), read from a pasted log. ``kind`` is a stable key (evidence/messages.py)."""
@@ -169,5 +195,7 @@ class Facts:
     symptoms: tuple[Symptom, ...] | None = None  # messages read from pasted logs
     provenance: dict[str, str] | None = None  # fact key path -> where it was read ("collect_env, line 12")
     contradictions: tuple[Contradiction, ...] | None = None
+    amd_gpus: tuple[AmdGpu, ...] | None = None  # added in 0.3: () = probed, no AMD GPU
+    rocm: Rocm | None = None  # added in 0.3
 
 

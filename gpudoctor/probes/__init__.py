@@ -59,6 +59,7 @@ def collect(runner: Runner | None = None, deep: bool = False, environ: Mapping[s
         nvml_error=driver.nvml_error,
     ) if linux else driver
 
+    amd_gpus, rocm = rec.attempt("amd", lambda: _amd(runner), (None, None)) if linux else (None, None)
     toolkits = rec.attempt("cuda-toolkits", lambda: probe_cuda_toolkits(runner, environ))
     libraries = rec.attempt("libraries", lambda: probe_libraries(runner, environ)) if linux else None
     packages = rec.attempt("python-packages", probe_python_packages)
@@ -78,7 +79,15 @@ def collect(runner: Runner | None = None, deep: bool = False, environ: Mapping[s
         python_packages=packages,
         frameworks=Frameworks(torch=torch, tensorflow=tensorflow) if packages is not None else None,
         probe_errors=tuple(rec.errors),
+        amd_gpus=amd_gpus,
+        rocm=rocm,
     )
+
+
+def _amd(runner: Runner) -> Any:
+    from .amd import probe_amd
+
+    return probe_amd(runner)
 
 
 def _driver_and_gpus(rec: _Recorder, runner: Runner) -> tuple[Driver, tuple[Gpu, ...] | None]:

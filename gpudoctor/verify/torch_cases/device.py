@@ -12,9 +12,18 @@ import torch
 from gpudoctor.verify.model import NoDevice
 
 
-def resolve_device(request: str, cuda: Any = None) -> tuple[torch.device, str, str | None]:
-    """-> (device, its name, a note on why). Raises NoDevice when a CUDA device is asked for and not there."""
+_UNSET: Any = object()
+
+
+def resolve_device(request: str, cuda: Any = None, hip: Any = _UNSET) -> tuple[torch.device, str, str | None]:
+    """-> (device, its name, a note on why). Raises NoDevice when a CUDA device is asked for and not there.
+
+    On a ROCm build (torch.version.hip set) torch's "cuda" device is the AMD GPU, driven through HIP: its name says
+    so, so a report never calls an AMD GPU a CUDA device. ``hip`` defaults to torch.version.hip (tests pass one)."""
     cuda = cuda or torch.cuda
+    hip = getattr(torch.version, "hip", None) if hip is _UNSET else hip
+    if hip:
+        cuda = _HipNamed(cuda, hip)
     count = cuda.device_count() if cuda.is_available() else 0
     if request == "cpu":
         return torch.device("cpu"), "CPU", "--device cpu"
@@ -30,7 +39,22 @@ def resolve_device(request: str, cuda: Any = None) -> tuple[torch.device, str, s
     return torch.device(f"cuda:{index}"), cuda.get_device_name(index), None
 
 
+class _HipNamed:
+    """torch.cuda as seen on a ROCm build: the same calls, with device names that say ROCm/HIP."""
+
+    def __init__(self, cuda: Any, hip: str):
+        self._cuda, self._hip = cuda, hip
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._cuda, name)
+
+    def get_device_name(self, index: int = 0) -> str:
+        return f"{self._cuda.get_device_name(index)} (ROCm/HIP {self._hip})"
+
+
 def why_no_cuda() -> str:
+    if getattr(torch.version, "hip", None):
+        return f" (torch {torch.__version__} is a ROCm/HIP {torch.version.hip} build; no AMD GPU is visible to HIP)"
     if torch.version.cuda is None:
         return f" (torch {torch.__version__} is a CPU-only build)"
     return f" (torch {torch.__version__} is a CUDA {torch.version.cuda} build; no driver or GPU is visible)"
