@@ -46,6 +46,8 @@ def _gpus(runner: Runner, amdsmi: Any | None, root: Path) -> tuple[tuple[AmdGpu,
             return probe_amdsmi(smi), "amdsmi"
         except ProbeFailed:
             pass  # the library is there but the driver is not: the tools and sysfs say what they can
+    if not ((root / "sys/module/amdgpu").exists() or (root / "dev/kfd").exists()):
+        return (), None  # no amdgpu driver: the ROCm tools could list nothing, and starting them costs check's budget
     for argv, parse, source in ((("rocminfo",), parse_rocminfo, "rocminfo"),
                                 (("rocm-smi", "--showproductname"), parse_rocm_smi, "rocm-smi")):
         result = runner.run(list(argv), timeout=10.0)

@@ -37,6 +37,7 @@ def test_a_failing_call_costs_one_field_not_the_gpu(tmp_path):
 def test_amdsmi_without_driver_falls_back_to_rocminfo(tmp_path):
     smi = FakeAmdSmi([MI300X], init_error=AMDSMI_STATUS_DRIVER_NOT_LOADED)
     runner = FakeRunner({"rocminfo": (DATA / "rocminfo-rx5700xt.txt").read_text()})
+    (tmp_path / "sys/module/amdgpu").mkdir(parents=True)  # the driver is loaded; only the library fails
     gpus, rocm = probe_amd(runner, amdsmi=smi, root=tmp_path, groups=_groups())
     assert gpus == (AmdGpu(0, "AMD Radeon RX 5700 XT", "gfx1010"),)  # the CPU agent is not a GPU
     assert rocm.source == "rocminfo"
@@ -67,7 +68,9 @@ def test_sysfs_topology_when_no_tool_answers(tmp_path):
 
 
 def test_no_amd_gpu_is_probed_absent_not_unknown(tmp_path):
-    gpus, rocm = probe_amd(FakeRunner(), amdsmi=None, root=tmp_path, groups=_groups())
+    runner = FakeRunner({"rocminfo": "must not be started", "rocm-smi": "must not be started"})
+    gpus, rocm = probe_amd(runner, amdsmi=None, root=tmp_path, groups=_groups())
+    assert runner.calls == []  # no amdgpu driver: no ROCm tool is started (check's time budget)
     assert gpus == () and rocm.amdgpu_loaded is False and rocm.kfd_present is False
     assert rocm.version is None and rocm.device_groups is None and rocm.source is None
 
