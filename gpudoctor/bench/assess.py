@@ -28,9 +28,8 @@ def judge(result: DeviceResult, spec: GpuSpec | None, table: GpuSpecTable, state
     speedup = _speedup(result)
     if speedup is not None:
         judged.append(speedup)
-    findings = findings_for(result, judged, table, state)
-    return dataclasses.replace(result, spec_name=spec.name if spec else None, judged=tuple(judged), findings=tuple(findings),
-                               state=state)  # fmt: skip
+    result = dataclasses.replace(result, spec_name=spec.name if spec else None, judged=tuple(judged), state=state)
+    return dataclasses.replace(result, findings=tuple(findings_for(result, judged, table, state)))
 
 
 def link_gbs(spec: GpuSpec | None, table: GpuSpecTable, state: GpuState | None) -> tuple[float | None, str]:
