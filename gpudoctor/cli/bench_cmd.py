@@ -13,14 +13,14 @@ import click
 
 from gpudoctor.model import ExitCode
 
-DEVICE = re.compile(r"^(auto|cpu|cuda|cuda:[0-9]{1,4})$")
+DEVICE = re.compile(r"^(auto|cpu|cuda|cuda:[0-9]{1,4}|[0-9]{1,4})$")
 
 
 def _device(ctx: click.Context, param: click.Parameter, value: str) -> str:
     value = value.strip().lower()
     if not DEVICE.match(value):
-        raise click.BadParameter(f"{value!r}: use auto, cpu, cuda or cuda:N (N a device index, 0 to 9999)")
-    return "cuda:0" if value == "cuda" else value
+        raise click.BadParameter(f"{value!r}: use auto, cpu, N, cuda or cuda:N (N a device index, 0 to 9999)")
+    return "cuda:0" if value == "cuda" else f"cuda:{value}" if value.isdigit() else value
 
 
 def _fail(message: str, code: ExitCode = ExitCode.USAGE):
@@ -62,7 +62,7 @@ def _read_saved(path: str):
 @click.option("--save", "save_file", metavar="FILE", help="Also save the result as JSON (for --compare).")
 @click.option("--compare", nargs=2, metavar="A.json B.json", help="Set two saved results side by side (measures nothing).")
 @click.option("--device", default="auto", show_default=True, callback=_device,
-              help="auto (the first CUDA GPU, else the CPU), cpu, cuda or cuda:N.")
+              help="auto (the first CUDA GPU, else the CPU), cpu, N (= cuda:N), cuda or cuda:N.")
 @click.option("--timeout", type=click.FloatRange(1, 3600), default=None, help="Seconds before the child is killed.")
 @click.option("--force", is_flag=True, help="Overwrite --save / --html files that exist.")
 @click.option("-v", "--verbose", is_flag=True, help="Also list the measurements that do not apply here.")

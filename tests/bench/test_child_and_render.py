@@ -111,3 +111,9 @@ def test_save_never_overwrites_without_force(tmp_path):
 
 def test_a_bad_device_is_a_usage_error():
     assert CliRunner().invoke(main, ["bench", "--device", "gpu7"]).exit_code == 2
+
+
+def test_a_device_index_means_that_cuda_device():
+    from gpudoctor.cli.bench_cmd import _device
+
+    assert (_device(None, None, "1"), _device(None, None, "CUDA"), _device(None, None, "cpu")) == ("cuda:1", "cuda:0", "cpu")
