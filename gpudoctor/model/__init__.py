@@ -3,6 +3,7 @@
 
 from .facts import (
     SNAPSHOT_SCHEMA,
+    Apple,
     Contradiction,
     CudaToolkit,
     Driver,
@@ -10,6 +11,8 @@ from .facts import (
     Frameworks,
     Gpu,
     Host,
+    Jetson,
+    Notebook,
     GpuProcess,
     Libraries,
     Library,
@@ -38,5 +41,5 @@ __all__ = [
     "REPORT_SCHEMA", "SNAPSHOT_SCHEMA", "CheckCrash", "Contradiction", "CudaToolkit", "Driver", "ExitCode", "Facts",
     "Finding", "Fix", "Frameworks", "Gpu", "GpuProcess", "Host", "Libraries", "Library", "Pcie", "PciDevice", "ProbeError",
     "Report", "Section", "SectionResult", "Severity", "Status", "Symptom", "TensorflowBuild", "TorchBuild",
-    "exit_code",
+    "exit_code", "Apple", "Jetson", "Notebook",
 ]
