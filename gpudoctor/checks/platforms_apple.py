@@ -68,8 +68,10 @@ def apple_python_under_rosetta(facts: Facts, matrix: object) -> Iterator[Finding
 
 def apple_macos_too_old_for_mps(facts: Facts, matrix: object) -> Iterator[Finding]:
     apple, tables = _apple(facts), _tables(matrix)
-    if apple is None or tables is None or not apple.macos or not _apple_silicon(facts):
+    if apple is None or tables is None or not apple.macos or not _apple_silicon(facts) or apple.rosetta:
         return
+    if apple.macos == "10.16":
+        return  # what macOS 11+ reports to a Python built with an old SDK (SYSTEM_VERSION_COMPAT): not the real version
     from ..matrix.model import try_vtuple
 
     have, need = try_vtuple(apple.macos), try_vtuple(tables.mps_min_macos)
