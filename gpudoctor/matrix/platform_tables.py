@@ -43,6 +43,7 @@ class JetpackRelease:
 class MetalPairing:
     plugin: str  # tensorflow-metal series: "1.1"
     tensorflow: str  # a range: ">=2.14,<2.18"
+    python: tuple[str, ...] = ()  # Pythons with a macOS arm64 wheel of it; empty: not recorded
 
 
 @dataclass(frozen=True)
@@ -138,7 +139,7 @@ def _apple(r: Reader) -> AppleTable:
             parse_range(tf_range)
         except ValueError as exc:
             raise t.fail("tensorflow", str(exc)) from None
-        pairs.append(MetalPairing(t.version("plugin"), tf_range))
+        pairs.append(MetalPairing(t.version("plugin"), tf_range, t.versions("python", required=False)))
     return AppleTable(mps.version("min_macos"), mps.version("torch_since"), tuple(pairs))
 
 
