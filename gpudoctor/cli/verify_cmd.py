@@ -37,7 +37,7 @@ def _device(ctx: click.Context, param: click.Parameter, value: str) -> str:
 
     value = value.strip().lower()
     if not DEVICE_PATTERN.match(value):
-        raise click.BadParameter(f"{value!r}: use auto, cpu, cuda or cuda:N (N a device index, 0 to 9999)")
+        raise click.BadParameter(f"{value!r}: use auto, cpu, cuda or cuda:N (N a device index, 0 to 9999), mps, xpu, xpu:N or directml")
     return value
 
 
@@ -47,7 +47,8 @@ def _device(ctx: click.Context, param: click.Parameter, value: str) -> str:
 @click.option("--test", "tests", multiple=True, callback=_split_tests,
               help="Comma-separated tests: cnn, lstm, transfer (repeatable; default: all three).")
 @click.option("--device", default="auto", show_default=True, callback=_device,
-              help="auto (CUDA if the framework sees one, else the CPU), cpu, cuda or cuda:N.")
+              help="auto (CUDA, else MPS or XPU if the framework sees one, else the CPU), cpu, cuda, cuda:N, "
+                   "mps (Apple), xpu, xpu:N (Intel) or directml (torch-directml; PyTorch only).")
 @click.option("--amp/--no-amp", default=None,
               help="One mixed-precision step (fp16 with loss scaling; bf16 where supported). "
                    "Default: on when the GPU has compute capability 7.0 or more.")

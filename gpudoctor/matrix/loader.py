@@ -70,7 +70,20 @@ def parse_and_validate(directory: Path) -> Matrix:
         gpu_specs=parse_spec_table(docs["gpus.toml"], lambda data, where: Reader("gpus.toml", data, where)),
     )
     rows.cross_check(matrix)
-    return _with_wheels_and_rules(matrix, directory, tomllib)
+    return _with_platform_tables(_with_wheels_and_rules(matrix, directory, tomllib), directory, tomllib)
+
+
+def _with_platform_tables(matrix: Matrix, directory: Path, tomllib) -> Matrix:
+    """Add matrices/jetpack.toml, apple.toml and accelerators.toml (each optional), their dates and sources."""
+    import dataclasses
+
+    from .platform_tables import load_platform_tables
+
+    tables = load_platform_tables(directory, tomllib)
+    return dataclasses.replace(
+        matrix, platform_tables=tables, sources={**matrix.sources, **dict(tables.sources)},
+        reviewed_by_file={**matrix.reviewed_by_file, **dict(tables.reviewed)},
+    )
 
 
 def _with_wheels_and_rules(matrix: Matrix, directory: Path, tomllib) -> Matrix:

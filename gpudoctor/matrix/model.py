@@ -30,6 +30,7 @@ if TYPE_CHECKING:
     from .broken import BrokenRule
     from .gpu_specs import GpuSpecTable
     from .keras import KerasTable
+    from .platform_tables import PlatformTables
     from .platforms import Platforms
     from .rocm import RocmTable
     from .wheels import WheelOverlay, WheelRelease
@@ -66,6 +67,7 @@ class Matrix:
     keras: "KerasTable | None" = None  # matrices/keras.toml (gpudoctor.matrix.keras)
     rocm: "RocmTable | None" = None  # matrices/rocm.toml + amd_gpus.toml (gpudoctor.matrix.rocm)
     gpu_specs: "GpuSpecTable | None" = None  # gpus.toml's [[spec]] rows: peak FLOPS, bandwidth, link (bench)
+    platform_tables: "PlatformTables | None" = None  # jetpack / apple / accelerators.toml (matrix.platform_tables)
 
     # -- published wheels ---------------------------------------------------------------------------------------
 

@@ -4,6 +4,7 @@
 from .facts import (
     SNAPSHOT_SCHEMA,
     AmdGpu,
+    Apple,
     Contradiction,
     CudaToolkit,
     Driver,
@@ -11,6 +12,8 @@ from .facts import (
     Frameworks,
     Gpu,
     Host,
+    Jetson,
+    Notebook,
     GpuProcess,
     Libraries,
     Library,
@@ -40,5 +43,5 @@ __all__ = [
     "REPORT_SCHEMA", "SNAPSHOT_SCHEMA", "AmdGpu", "CheckCrash", "Contradiction", "CudaToolkit", "Driver", "ExitCode", "Facts",
     "Finding", "Fix", "Frameworks", "Gpu", "GpuProcess", "Host", "Libraries", "Library", "Pcie", "PciDevice", "ProbeError", "Rocm",
     "Report", "Section", "SectionResult", "Severity", "Status", "Symptom", "TensorflowBuild", "TorchBuild",
-    "exit_code",
+    "exit_code", "Apple", "Jetson", "Notebook",
 ]

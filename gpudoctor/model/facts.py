@@ -12,6 +12,23 @@ from dataclasses import dataclass
 SNAPSHOT_SCHEMA = "gpudoctor.facts/1"
 
 
+@dataclass(frozen=True)
+class Apple:
+    """A Mac (host.apple; only on darwin): what decides whether PyTorch's MPS and tensorflow-metal can run."""
+
+    macos: str | None = None  # platform.mac_ver(): "14.5"
+    python_arch: str | None = None  # this Python's architecture: "arm64" | "x86_64"
+    rosetta: bool | None = None  # sysctl.proc_translated == 1: an x86_64 Python translated on Apple silicon
+    chip: str | None = None  # "Apple M2 Pro" (machdep.cpu.brand_string or system_profiler's "Chipset Model")
+
+
+@dataclass(frozen=True)
+class Notebook:
+    """A hosted notebook (host.notebook): Google Colab or Kaggle, and what its runtime says about accelerators."""
+
+    kind: str | None = None  # "colab" | "kaggle"
+    env: dict[str, str] | None = None  # the variables that told (COLAB_GPU, COLAB_RELEASE_TAG, KAGGLE_KERNEL_RUN_TYPE...)
+
 
 @dataclass(frozen=True)
 class Host:
@@ -24,6 +41,8 @@ class Host:
     python: str | None = None
     env: dict[str, str] | None = None  # only the variables that matter, verbatim
     glibc: str | None = None
+    apple: Apple | None = None  # only on a Mac
+    notebook: Notebook | None = None  # only in Colab or Kaggle
 
 
 @dataclass(frozen=True)
@@ -106,6 +125,10 @@ class TorchBuild:
     device_count: int | None = None  # only with --deep
     import_error: str | None = None
     path: str | None = None
+    xpu: str | None = None  # torch.version.xpu (Intel GPU builds, "+xpu" wheels)
+    mps_built: bool | None = None  # only with --deep: torch.backends.mps.is_built()
+    mps_available: bool | None = None  # only with --deep: torch.backends.mps.is_available()
+    xpu_available: bool | None = None  # only with --deep: torch.xpu.is_available()
 
 
 @dataclass(frozen=True)
@@ -181,6 +204,16 @@ class ProbeError:
 
 
 @dataclass(frozen=True)
+class Jetson:
+    """An NVIDIA Jetson module (L4T): its GPU is integrated, so there is no PCI device, NVML or nvidia-smi."""
+
+    l4t: str | None = None  # "36.4.3", from /etc/nv_tegra_release ("# R36 (release), REVISION: 4.3, ...")
+    l4t_core: str | None = None  # the nvidia-l4t-core package version: "36.4.3-20250107174145"
+    board: str | None = None  # nv_tegra_release's BOARD: "t186ref" (Xavier/Orin), "t210ref" (Nano/TX1)
+    model: str | None = None  # /proc/device-tree/model: "NVIDIA Jetson AGX Orin Developer Kit"
+
+
+@dataclass(frozen=True)
 class Facts:
     schema: str = SNAPSHOT_SCHEMA
     host: Host | None = None
@@ -197,5 +230,6 @@ class Facts:
     contradictions: tuple[Contradiction, ...] | None = None
     amd_gpus: tuple[AmdGpu, ...] | None = None  # added in 0.3: () = probed, no AMD GPU
     rocm: Rocm | None = None  # added in 0.3
+    jetson: Jetson | None = None  # only on a Jetson (L4T); absent elsewhere
 
 

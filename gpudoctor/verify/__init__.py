@@ -29,7 +29,7 @@ if TYPE_CHECKING:
 
 FRAMEWORKS = ("torch", "tf")
 TESTS = ("cnn", "lstm", "transfer")
-DEVICE_PATTERN = re.compile(r"^(auto|cpu|cuda|cuda:[0-9]{1,4})$")  # ASCII digits: int() would take "cuda:٣" too
+DEVICE_PATTERN = re.compile(r"^(auto|cpu|cuda|cuda:[0-9]{1,4}|mps|xpu|xpu:[0-9]{1,4}|directml)$")  # ASCII digits: int() would take "cuda:٣" too
 
 # The Python modules each case needs, and what to install when one is missing.
 _REQUIRES = {
@@ -135,7 +135,7 @@ def ran_on(report: VerifyReport) -> str:
 
 
 def _place(r: SmokeResult) -> str:
-    if r.device and r.device.startswith("cuda"):
+    if r.device and r.device.startswith(("cuda", "mps", "xpu", "privateuseone")):  # privateuseone: DirectML's device
         return f"on {r.device_name} ({r.device})"
     note = r.device_note or ""
     if note.startswith("no CUDA device is visible"):
