@@ -17,21 +17,34 @@ class NotAReport(ValueError):
     """The document is not a gpudoctor report; the message says why (shown as the node's failure)."""
 
 
-def node_from_report(data: Any, name: str, origin: str) -> NodeResult:
+def node_from_report(data: Any, name: str, origin: str, shared: dict | None = None) -> NodeResult:
+    """``shared`` (one dict per collection) makes nodes that report the same sections, findings or facts share
+    one copy of them: a fleet of 10,000 alike nodes holds each distinct digest part once."""
     if not isinstance(data, dict) or not str(data.get("schema", "")).startswith(REPORT_SCHEMA_PREFIX):
         raise NotAReport("not a gpudoctor report (no \"schema\": \"gpudoctor.report/1\")")
+    shared = {} if shared is None else shared
     summary = _dict(data.get("summary"))
     exit_code = summary.get("exit_code")
+    sections = tuple((_str(s.get("section")) or "?", _str(s.get("status")) or "not judged")
+                     for s in _dicts(data.get("sections")))
+    findings = tuple((_str(f.get("id")) or "?", _severity(f.get("severity")), _str(f.get("title")) or "")
+                     for f in _dicts(data.get("findings")))
+    facts = facts_digest(_dict(data.get("facts")))
     return NodeResult(
         name=name,
         origin=origin,
         exit_code=exit_code if isinstance(exit_code, int) and not isinstance(exit_code, bool) else None,
-        sections=tuple((_str(s.get("section")) or "?", _str(s.get("status")) or "not judged")
-                       for s in _dicts(data.get("sections"))),
-        findings=tuple(NodeFinding(_str(f.get("id")) or "?", _severity(f.get("severity")), _str(f.get("title")) or "")
-                       for f in _dicts(data.get("findings"))),
-        facts=facts_digest(_dict(data.get("facts"))),
+        sections=shared.setdefault(("sections", sections), sections),
+        findings=_shared_findings(findings, shared),
+        facts=shared.setdefault(("facts", facts), facts),
     )
+
+
+def _shared_findings(findings: tuple[tuple[str, str, str], ...], shared: dict) -> tuple[NodeFinding, ...]:
+    key = ("findings", findings)
+    if key not in shared:
+        shared[key] = tuple(NodeFinding(*f) for f in findings)
+    return shared[key]
 
 
 def facts_digest(facts: dict) -> tuple[tuple[str, str | None], ...]:

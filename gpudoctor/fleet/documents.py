@@ -16,21 +16,21 @@ _REASON_CHARS = 200
 _FACTS_KEYS = frozenset(f.name for f in fields(Facts)) - {"schema"}
 
 
-def node_from_text(text: str, name: str, origin: str) -> NodeResult:
+def node_from_text(text: str, name: str, origin: str, shared: dict | None = None) -> NodeResult:
     try:
         data = json.loads(text)
     except json.JSONDecodeError as exc:
         return failed(name, origin, f"not valid JSON ({exc.msg} at line {exc.lineno}): {_first_line(text)}")
     except (RecursionError, ValueError) as exc:
         return failed(name, origin, f"not a usable report ({type(exc).__name__})")
-    return node_from_data(data, name, origin)
+    return node_from_data(data, name, origin, shared)
 
 
-def node_from_data(data: object, name: str, origin: str) -> NodeResult:
+def node_from_data(data: object, name: str, origin: str, shared: dict | None = None) -> NodeResult:
     if _is_snapshot(data):
         return _judge_snapshot(data, name, origin)
     try:
-        return node_from_report(data, name, origin)
+        return node_from_report(data, name, origin, shared)
     except NotAReport as exc:
         return failed(name, origin, str(exc))
 

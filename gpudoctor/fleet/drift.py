@@ -10,10 +10,10 @@ from .model import DRIFT_KEYS, Drift, GoldenDiff, NodeResult
 
 
 def find_drift(nodes: Iterable[NodeResult]) -> tuple[Drift, ...]:
-    answered = [n for n in nodes if n.answered]
+    facts = [(n.name, dict(n.facts)) for n in nodes if n.answered]
     drifts = []
     for key, label in DRIFT_KEYS.items():
-        values = [(n.name, n.fact(key)) for n in answered]
+        values = [(name, known.get(key)) for name, known in facts]
         counts = Counter(v for _, v in values if v is not None)
         if len(counts) < 2:
             continue
