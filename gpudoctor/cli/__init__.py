@@ -21,6 +21,7 @@ _COMMANDS = {
     "verify": ("gpudoctor.cli.verify_cmd", "verify", "Train tiny CNN, LSTM and transfer-learning models to prove the GPU works."),
     "matrix": ("gpudoctor.cli.matrix_cmd", "matrix", "Show and query the compatibility matrix."),
     "bench": ("gpudoctor.cli.bench_cmd", "bench", "Measure the GPU (matmul, memory, PCIe, training step) against its spec."),
+    "fleet": ("gpudoctor.cli.fleet_cmd", "fleet", "Diagnose many nodes (Slurm srun, or a directory of reports): failures, findings, drift."),
 }
 
 
