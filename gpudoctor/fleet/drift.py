@@ -17,8 +17,11 @@ def find_drift(nodes: Iterable[NodeResult]) -> tuple[Drift, ...]:
         counts = Counter(v for _, v in values if v is not None)
         if len(counts) < 2:
             continue
-        # Most nodes win; a tie goes to the value sorted first, so the same fleet always reads the same.
+        # Most nodes win. A tie has no winner: naming one (say, the value sorted first) would call healthy nodes
+        # outliers, so every node with a known value is listed instead.
         majority, majority_count = min(counts.items(), key=lambda item: (-item[1], item[0]))
+        if sum(1 for count in counts.values() if count == majority_count) > 1:
+            majority = None
         drifts.append(Drift(
             key=key,
             label=label,

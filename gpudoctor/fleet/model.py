@@ -62,10 +62,18 @@ class Drift:
 
     key: str
     label: str
-    majority: str
+    majority: str | None  # None when the most common values tie: then no value is "right" and every node is listed
     majority_count: int
     outliers: tuple[tuple[str, str], ...]  # (node, its value)
     unknown: tuple[str, ...] = ()  # nodes that could not tell: neither majority nor outlier
+
+    @property
+    def summary(self) -> str:
+        """Plain text (renderers escape it): "535.104.05 on 3 nodes", or the tie said as a tie."""
+        nodes = f"{self.majority_count} node{'s' if self.majority_count != 1 else ''}"
+        if self.majority is None:
+            return f"no majority (the most common values are on {nodes} each)"
+        return f"{self.majority} on {nodes}"
 
 
 @dataclass(frozen=True)

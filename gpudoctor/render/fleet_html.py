@@ -57,7 +57,7 @@ def render_fleet_html(report: FleetReport) -> str:
     out.append("<h2>Drift</h2><ul>")
     if not report.drift:
         out.append("<li>none: every fact compared is the same on every node that reported it</li>")
-    out += [f"<li><b>{_h(d.label)}</b>: {_h(d.majority)} on {d.majority_count} node(s); outliers: "
+    out += [f"<li><b>{_h(d.label)}</b>: {_h(d.summary)}; {'outliers' if d.majority is not None else 'values'}: "
             + _h(", ".join(f"{node} {value}" for node, value in d.outliers)) + "</li>" for d in report.drift]
     out.append("</ul>")
     if report.golden is not None:

@@ -33,7 +33,7 @@ def render_fleet_markdown(report: FleetReport) -> str:
         out.append("None: every fact compared is the same on every node that reported it.")
     for drift in report.drift:
         outliers, more = shown(drift.outliers, NAMES_SHOWN)
-        out.append(f"- **{drift.label}**: {_m(drift.majority)} on {drift.majority_count} node(s); outliers: "
+        out.append(f"- **{drift.label}**: {_m(drift.summary)}; {'outliers' if drift.majority is not None else 'values'}: "
                    + ", ".join(f"{_m(node)} {_m(value)}" for node, value in outliers) + (f" and {more} more" if more else ""))
     if report.golden is not None:
         out += ["", f"### Against the golden node ({_m(report.golden)})", ""]

@@ -34,8 +34,8 @@ def render_fleet_text(report: FleetReport, style: Style = plain) -> str:
     for drift in report.drift:
         outliers, more = shown(drift.outliers, NAMES_SHOWN)
         listed = ", ".join(f"{_t(node)} {_t(value)}" for node, value in outliers) + (f" and {more} more" if more else "")
-        out.append(f"  {drift.label}: {_t(drift.majority)} on {drift.majority_count} node{'s' if drift.majority_count != 1 else ''}; "
-                   + style(f"outliers: {listed}", "warning"))
+        out.append(f"  {drift.label}: {_t(drift.summary)}; "
+                   + style(f"{'outliers' if drift.majority is not None else 'values'}: {listed}", "warning"))
         if drift.unknown:
             unknown, more = shown(drift.unknown, NAMES_SHOWN)
             out.append(style(f"      unknown on {', '.join(_t(n) for n in unknown)}" + (f" and {more} more" if more else ""), "dim"))

@@ -29,12 +29,21 @@ def test_a_node_that_could_not_tell_is_neither_majority_nor_outlier():
     assert "gpu_model" not in drifts  # unknown on one node, the same on the others: no drift
 
 
-def test_a_tie_is_broken_the_same_way_every_time():
+def test_a_tie_has_no_majority_and_lists_every_node_whatever_the_order():
     nodes = [node("a", driver="550.54.15"), node("b", driver="535.104.05")]
     (drift,) = [d for d in find_drift(nodes) if d.key == "driver"]
-    assert drift.majority == "535.104.05" and drift.outliers == (("a", "550.54.15"),)
+    assert drift.majority is None and drift.majority_count == 1
+    assert drift.outliers == (("a", "550.54.15"), ("b", "535.104.05"))  # neither is called the odd one out
+    assert drift.summary == "no majority (the most common values are on 1 node each)"
     (again,) = [d for d in find_drift(list(reversed(nodes))) if d.key == "driver"]
-    assert again.majority == drift.majority
+    assert again.majority is None and sorted(again.outliers) == sorted(drift.outliers)
+
+
+def test_a_clear_majority_beside_a_tie_among_the_rest_still_wins():
+    nodes = [node("a"), node("b"), node("c", driver="550.54.15"), node("d", driver="535.104.05")]
+    (drift,) = [d for d in find_drift(nodes) if d.key == "driver"]
+    assert drift.majority == "570.124.06" and drift.summary == "570.124.06 on 2 nodes"
+    assert [name for name, _ in drift.outliers] == ["c", "d"]
 
 
 def test_a_narrowed_pcie_link_drifts_with_its_width():
