@@ -8,6 +8,7 @@ from typing import Any
 
 from ..errors import MatrixError
 from . import row_readers as rows
+from .gpu_specs import parse_spec_table
 from .keras import load_keras_table
 from .model import Matrix
 from .platforms import load_platforms  # platforms.toml: macOS, aarch64, Jetson, base images
@@ -66,6 +67,7 @@ def parse_and_validate(directory: Path) -> Matrix:
         keras=load_keras_table(Reader("keras.toml", docs["keras.toml"], "")),
         platforms=load_platforms(directory, tomllib),
         rocm=load_rocm(directory, tomllib),
+        gpu_specs=parse_spec_table(docs["gpus.toml"], lambda data, where: Reader("gpus.toml", data, where)),
     )
     rows.cross_check(matrix)
     return _with_wheels_and_rules(matrix, directory, tomllib)

@@ -28,6 +28,7 @@ from .versions import cuda_tag, local_tag, python_span, series, try_vtuple, tupl
 
 if TYPE_CHECKING:
     from .broken import BrokenRule
+    from .gpu_specs import GpuSpecTable
     from .keras import KerasTable
     from .platforms import Platforms
     from .rocm import RocmTable
@@ -64,6 +65,7 @@ class Matrix:
     known_broken: tuple["BrokenRule", ...] = ()  # matrices/known_broken.toml
     keras: "KerasTable | None" = None  # matrices/keras.toml (gpudoctor.matrix.keras)
     rocm: "RocmTable | None" = None  # matrices/rocm.toml + amd_gpus.toml (gpudoctor.matrix.rocm)
+    gpu_specs: "GpuSpecTable | None" = None  # gpus.toml's [[spec]] rows: peak FLOPS, bandwidth, link (bench)
 
     # -- published wheels ---------------------------------------------------------------------------------------
 
