@@ -31,6 +31,7 @@ if TYPE_CHECKING:
     from .keras import KerasTable
     from .platforms import Platforms
     from .rocm import RocmTable
+    from .xid import XidTable
     from .wheels import WheelOverlay, WheelRelease
 
 __all__ = [
@@ -64,6 +65,7 @@ class Matrix:
     known_broken: tuple["BrokenRule", ...] = ()  # matrices/known_broken.toml
     keras: "KerasTable | None" = None  # matrices/keras.toml (gpudoctor.matrix.keras)
     rocm: "RocmTable | None" = None  # matrices/rocm.toml + amd_gpus.toml (gpudoctor.matrix.rocm)
+    xid: "XidTable | None" = None  # matrices/xid.toml (gpudoctor.matrix.xid)
 
     # -- published wheels ---------------------------------------------------------------------------------------
 

@@ -10,7 +10,9 @@ from .facts import (
     Facts,
     Frameworks,
     Gpu,
+    GpuHealth,
     Host,
+    KernelLog,
     GpuProcess,
     Libraries,
     Library,
@@ -21,6 +23,7 @@ from .facts import (
     Symptom,
     TensorflowBuild,
     TorchBuild,
+    XidEvent,
 )
 from .report import (
     REPORT_SCHEMA,
@@ -38,7 +41,7 @@ from .report import (
 
 __all__ = [
     "REPORT_SCHEMA", "SNAPSHOT_SCHEMA", "AmdGpu", "CheckCrash", "Contradiction", "CudaToolkit", "Driver", "ExitCode", "Facts",
-    "Finding", "Fix", "Frameworks", "Gpu", "GpuProcess", "Host", "Libraries", "Library", "Pcie", "PciDevice", "ProbeError", "Rocm",
+    "Finding", "Fix", "Frameworks", "Gpu", "GpuHealth", "GpuProcess", "KernelLog", "XidEvent", "Host", "Libraries", "Library", "Pcie", "PciDevice", "ProbeError", "Rocm",
     "Report", "Section", "SectionResult", "Severity", "Status", "Symptom", "TensorflowBuild", "TorchBuild",
     "exit_code",
 ]
