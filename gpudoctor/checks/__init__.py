@@ -33,6 +33,7 @@ def registry() -> tuple[Check, ...]:
         evidence,
         frameworks,
         gpu,
+        health,
         keras,
         known_broken,
         messages,
@@ -43,11 +44,14 @@ def registry() -> tuple[Check, ...]:
         rocm_builds,
         tensorflow_libs,
         versions,
+        xid,
     )
 
     # The fact rules first, then the rules over pasted log lines (their findings merge into the fact rules' ones).
     modules = [
         gpu,
+        xid,
+        health,
         amd,
         environment,
         frameworks,
@@ -71,6 +75,8 @@ def registry() -> tuple[Check, ...]:
 _SECTIONS = {
     "gpu": Section.GPU,
     "amd": Section.GPU,
+    "xid": Section.GPU,
+    "health": Section.GPU,
     "rocm_builds": Section.TORCH,
     "environment": Section.ENVIRONMENT,
     "frameworks": Section.TORCH,

@@ -15,6 +15,7 @@ from .platforms import load_platforms  # platforms.toml: macOS, aarch64, Jetson,
 from .reader import Reader
 from .rocm import load_rocm  # rocm.toml + amd_gpus.toml: ROCm wheels, AMD GPUs
 from .versions import vtuple
+from .xid import load_xid  # xid.toml: NVIDIA Xid numbers, meanings, remedies
 
 MATRIX_FILES = ("cuda.toml", "torch.toml", "tensorflow.toml", "cudnn.toml", "gpus.toml", "keras.toml")
 
@@ -68,6 +69,7 @@ def parse_and_validate(directory: Path) -> Matrix:
         platforms=load_platforms(directory, tomllib),
         rocm=load_rocm(directory, tomllib),
         gpu_specs=parse_spec_table(docs["gpus.toml"], lambda data, where: Reader("gpus.toml", data, where)),
+        xid=load_xid(directory, tomllib),
     )
     rows.cross_check(matrix)
     return _with_platform_tables(_with_wheels_and_rules(matrix, directory, tomllib), directory, tomllib)

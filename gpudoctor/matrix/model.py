@@ -33,6 +33,7 @@ if TYPE_CHECKING:
     from .platform_tables import PlatformTables
     from .platforms import Platforms
     from .rocm import RocmTable
+    from .xid import XidTable
     from .wheels import WheelOverlay, WheelRelease
 
 __all__ = [
@@ -68,6 +69,7 @@ class Matrix:
     rocm: "RocmTable | None" = None  # matrices/rocm.toml + amd_gpus.toml (gpudoctor.matrix.rocm)
     gpu_specs: "GpuSpecTable | None" = None  # gpus.toml's [[spec]] rows: peak FLOPS, bandwidth, link (bench)
     platform_tables: "PlatformTables | None" = None  # jetpack / apple / accelerators.toml (matrix.platform_tables)
+    xid: "XidTable | None" = None  # matrices/xid.toml (gpudoctor.matrix.xid)
 
     # -- published wheels ---------------------------------------------------------------------------------------
 

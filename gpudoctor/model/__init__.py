@@ -11,9 +11,11 @@ from .facts import (
     Facts,
     Frameworks,
     Gpu,
+    GpuHealth,
     Host,
     Jetson,
     Notebook,
+    KernelLog,
     GpuProcess,
     Libraries,
     Library,
@@ -24,6 +26,7 @@ from .facts import (
     Symptom,
     TensorflowBuild,
     TorchBuild,
+    XidEvent,
 )
 from .report import (
     REPORT_SCHEMA,
@@ -41,7 +44,7 @@ from .report import (
 
 __all__ = [
     "REPORT_SCHEMA", "SNAPSHOT_SCHEMA", "AmdGpu", "CheckCrash", "Contradiction", "CudaToolkit", "Driver", "ExitCode", "Facts",
-    "Finding", "Fix", "Frameworks", "Gpu", "GpuProcess", "Host", "Libraries", "Library", "Pcie", "PciDevice", "ProbeError", "Rocm",
+    "Finding", "Fix", "Frameworks", "Gpu", "GpuHealth", "GpuProcess", "KernelLog", "XidEvent", "Host", "Libraries", "Library", "Pcie", "PciDevice", "ProbeError", "Rocm",
     "Report", "Section", "SectionResult", "Severity", "Status", "Symptom", "TensorflowBuild", "TorchBuild",
     "exit_code", "Apple", "Jetson", "Notebook",
 ]

@@ -51,6 +51,7 @@ def collect(runner: Runner | None = None, deep: bool = False, environ: Mapping[s
 
         pci_devices = rec.attempt("pci", probe_pci)
         module, module_version = rec.attempt("kernel-module", probe_kernel_module, (None, None))
+    kernel_log = _KernelLogReader(rec, runner) if linux and pci_devices else None
     driver, gpus = _driver_and_gpus(rec, runner)
     driver = Driver(
         version=driver.version or (module_version if module == "nvidia" else None),
@@ -83,7 +84,29 @@ def collect(runner: Runner | None = None, deep: bool = False, environ: Mapping[s
         amd_gpus=amd_gpus,
         rocm=rocm,
         jetson=jetson,
+        kernel_log=kernel_log.result() if kernel_log else None,
     )
+
+
+class _KernelLogReader:
+    """Reads the kernel log (a dmesg subprocess, a few ms) on a thread while the other probes run, and only where an
+    NVIDIA device is on the PCI bus: a machine without one has no Xid to read and pays nothing."""
+
+    def __init__(self, rec: _Recorder, runner: Runner) -> None:
+        import threading
+
+        from .kernel_log import probe_kernel_log
+
+        self._log: Any = None
+        self._thread = threading.Thread(target=self._read, args=(rec, runner, probe_kernel_log), daemon=True)
+        self._thread.start()
+
+    def _read(self, rec: _Recorder, runner: Runner, probe: Callable[[Runner], Any]) -> None:
+        self._log = rec.attempt("kernel-log", lambda: probe(runner))
+
+    def result(self) -> Any:
+        self._thread.join(timeout=10.0)  # dmesg and journalctl carry their own timeouts (3 s, 5 s)
+        return self._log
 
 
 def _amd(runner: Runner) -> Any:
