@@ -32,6 +32,7 @@ def registry() -> tuple[Check, ...]:
         evidence,
         frameworks,
         gpu,
+        jax,
         keras,
         known_broken,
         messages,
@@ -51,6 +52,7 @@ def registry() -> tuple[Check, ...]:
         known_broken,
         tensorflow_libs,
         keras,
+        jax,
         messages,
         evidence,
     ]
@@ -68,6 +70,7 @@ _SECTIONS = {
     "known_broken": Section.TORCH,
     "tensorflow_libs": Section.TENSORFLOW,
     "keras": Section.TENSORFLOW,
+    "jax": Section.JAX,
     "messages": Section.GPU,
     "evidence": Section.ENVIRONMENT,
 }

@@ -8,6 +8,7 @@ from typing import Any
 
 from ..errors import MatrixError
 from . import row_readers as rows
+from .jax_table import load_jax
 from .keras import load_keras_table
 from .model import Matrix
 from .platforms import load_platforms  # platforms.toml: macOS, aarch64, Jetson, base images
@@ -64,6 +65,7 @@ def parse_and_validate(directory: Path) -> Matrix:
         reviewed_by_file=reviewed,
         keras=load_keras_table(Reader("keras.toml", docs["keras.toml"], "")),
         platforms=load_platforms(directory, tomllib),
+        jax=load_jax(directory, tomllib),
     )
     rows.cross_check(matrix)
     return _with_wheels_and_rules(matrix, directory, tomllib)

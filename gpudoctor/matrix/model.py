@@ -28,6 +28,7 @@ from .versions import cuda_tag, local_tag, python_span, series, try_vtuple, tupl
 
 if TYPE_CHECKING:
     from .broken import BrokenRule
+    from .jax_table import JaxTable
     from .keras import KerasTable
     from .platforms import Platforms
     from .wheels import WheelOverlay, WheelRelease
@@ -62,6 +63,7 @@ class Matrix:
     wheels: "WheelOverlay | None" = None  # what the published wheels say (matrices/wheels.toml)
     known_broken: tuple["BrokenRule", ...] = ()  # matrices/known_broken.toml
     keras: "KerasTable | None" = None  # matrices/keras.toml (gpudoctor.matrix.keras)
+    jax: "JaxTable | None" = None  # matrices/jax.toml (gpudoctor.matrix.jax_table; None: a hand-built matrix)
 
     # -- published wheels ---------------------------------------------------------------------------------------
 

@@ -11,6 +11,7 @@ from .facts import (
     Gpu,
     Host,
     GpuProcess,
+    JaxBuild,
     Libraries,
     Library,
     Pcie,
@@ -36,7 +37,7 @@ from .report import (
 
 __all__ = [
     "REPORT_SCHEMA", "SNAPSHOT_SCHEMA", "CheckCrash", "Contradiction", "CudaToolkit", "Driver", "ExitCode", "Facts",
-    "Finding", "Fix", "Frameworks", "Gpu", "GpuProcess", "Host", "Libraries", "Library", "Pcie", "PciDevice", "ProbeError",
+    "Finding", "Fix", "Frameworks", "Gpu", "GpuProcess", "Host", "JaxBuild", "Libraries", "Library", "Pcie", "PciDevice", "ProbeError",
     "Report", "Section", "SectionResult", "Severity", "Status", "Symptom", "TensorflowBuild", "TorchBuild",
     "exit_code",
 ]

@@ -26,13 +26,17 @@ TRACKED = (
     "keras",
     "jax",
     "jaxlib",
+    "jax-cuda12-plugin",
+    "jax-cuda12-pjrt",
+    "jax-cuda13-plugin",
+    "jax-cuda13-pjrt",
     "triton",
     "tensorrt",
     "nvidia-ml-py",
     "pynvml",
     "cuda-toolkit",
 )
-_PREFIXES = ("nvidia-", "jax-cuda")  # every nvidia-* CUDA wheel (cu11/cu12/cu13 and the unsuffixed 13.x names)
+_PREFIXES = ("nvidia-", "jax-cuda")  # every nvidia-* CUDA wheel (cu11/cu12/cu13 and the unsuffixed 13.x names), JAX plugins
 _DIST_DIR = re.compile(r"^(?P<name>[A-Za-z0-9][A-Za-z0-9._]*?)-(?P<version>[^-]+?)(?:-py[\d.]+)?\.(?:dist|egg)-info$")
 
 
