@@ -234,7 +234,7 @@ _PATTERNS: tuple[tuple[re.Pattern[str], Handler, tuple[str, ...]], ...] = tuple(
     (r"ResourceExhaustedError", _simple("out-of-memory"), ('ResourceExhausted',)),
     (r"CUDA-enabled jaxlib is not installed\. Falling back to (\w+)", _jax_fallback, ('CUDA-enabled jaxlib',)),
     (r"CUDA backend failed to initialize: (.*)", _simple("jax-cuda-backend-failed", "jax"), ('CUDA backend failed',)),
-    (r"^(jax|jaxlib):\s+(\d+\.\d+\.\d+[\w.+]*)\s*$|^(python): (\d+\.\d+\.\d+) \(", _jax_print_env, ('jax', 'python: ')),
+    (r"^(jax|jaxlib):\s+(\d+\.\d+\.\d+[\w.+]*)\s*$|^(python): (\d+\.\d+\.\d+)(?: \(|\s*$)", _jax_print_env, ('jax', 'python: ')),
 ))
 # A cheap first filter: most lines of a long log match none of the patterns.
 _ANY = re.compile("|".join(("NVIDIA driver", "CUDA", "cuda", "sm_", "cuDNN", "CuDNN", "cudnn", "load", "shared object", "NumPy",

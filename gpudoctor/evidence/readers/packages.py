@@ -20,7 +20,7 @@ _INTERESTING = frozenset({
     "jax-cuda12-plugin", "jax-cuda12-pjrt", "jax-cuda13-plugin", "jax-cuda13-pjrt",
 })
 _VERSION = r"v?(\d+(?:\.\d+)*(?:[a-z]+\d*)?(?:\.?(?:post|dev)\d+)?(?:\+[\w.]+)?)"
-_FREEZE = re.compile(rf"^\s*(?:\[(?:pip\d?|pip3)\]\s+)?([A-Za-z0-9][\w.-]*)\s*==\s*{_VERSION}\s*$")
+_FREEZE = re.compile(rf"^\s*(?:\[(?:pip\d?|pip3)\]\s+|\+\s)?([A-Za-z0-9][\w.-]*)\s*==\s*{_VERSION}\s*$")  # "+ x==1": uv
 _COLUMNS = re.compile(rf"^\s*(?:\[(conda|pip\d?)\]\s+)?([A-Za-z0-9][\w.-]*)\s+{_VERSION}(?:\s+(\S+))?(?:\s+(\S+))?(?:\s+(\S+))?\s*$")
 _CONDA_PLAN = re.compile(rf"^\s*(?:\S+::)?([a-z][\w.-]*?)-{_VERSION}(?:\s*\|\s*|-)([\w.]+)\b")
 _CONDA_CUDA = re.compile(r"(?:^|_)cuda_?(\d+)\.?(\d)(?:_|$)")  # py3.9_cuda11.3_cudnn8.2.0_0, cuda118_py310h...
