@@ -4,10 +4,8 @@ cuDNN, Python). Pure data plus lookups, loaded once with the rest of the matrix;
 from __future__ import annotations
 
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
-from ..errors import MatrixError
 from .reader import Reader
 from .versions import try_vtuple, vtuple
 
@@ -48,6 +46,7 @@ class JaxTable:
     majors: tuple[JaxCudaMajor, ...]
     releases: tuple[JaxRelease, ...]  # oldest first
     sources: tuple[str, ...] = ()
+    reviewed: str = ""
 
     def major(self, name: str) -> JaxCudaMajor | None:
         return next((m for m in self.majors if m.name == name), None)
@@ -76,17 +75,10 @@ class JaxTable:
         return mine is not None and mine > newest
 
 
-def load_jax(directory: Path, tomllib: Any) -> JaxTable:
-    path = Path(directory) / FILE
-    try:
-        with path.open("rb") as fh:
-            doc = tomllib.load(fh)
-    except FileNotFoundError:
-        raise MatrixError(f"{path}: matrix file missing") from None
-    except tomllib.TOMLDecodeError as exc:
-        raise MatrixError(f"{path}: not valid TOML ({exc})") from None
+def jax_table(doc: dict[str, Any]) -> JaxTable:
+    """The parsed matrices/jax.toml (the loader reads it with the other tables) -> the validated table."""
     top = Reader(FILE, doc, "")
-    top.date("reviewed")
+    reviewed = top.date("reviewed")
     majors = []
     for name in MAJORS:
         r = top.sub(name)
@@ -110,4 +102,4 @@ def load_jax(directory: Path, tomllib: Any) -> JaxTable:
                 raise r.fail("cudnn_min", f"not a version: {value!r}")
         releases.append(JaxRelease(versions, r.versions("python"), plugins, cudnn, jaxlib_min))
     releases.sort(key=lambda rel: vtuple(rel.latest))
-    return JaxTable(tuple(majors), tuple(releases), top.urls("sources", required=True))
+    return JaxTable(tuple(majors), tuple(releases), top.urls("sources", required=True), reviewed)

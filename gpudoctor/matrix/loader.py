@@ -8,14 +8,14 @@ from typing import Any
 
 from ..errors import MatrixError
 from . import row_readers as rows
-from .jax_table import load_jax
+from .jax_table import jax_table
 from .keras import load_keras_table
 from .model import Matrix
 from .platforms import load_platforms  # platforms.toml: macOS, aarch64, Jetson, base images
 from .reader import Reader
 from .versions import vtuple
 
-MATRIX_FILES = ("cuda.toml", "torch.toml", "tensorflow.toml", "cudnn.toml", "gpus.toml", "keras.toml")
+MATRIX_FILES = ("cuda.toml", "torch.toml", "tensorflow.toml", "cudnn.toml", "gpus.toml", "keras.toml", "jax.toml")
 
 
 def parse_and_validate(directory: Path) -> Matrix:
@@ -45,6 +45,7 @@ def parse_and_validate(directory: Path) -> Matrix:
     tf = Reader("tensorflow.toml", docs["tensorflow.toml"], "")
     cudnn = Reader("cudnn.toml", docs["cudnn.toml"], "")
     gpus = Reader("gpus.toml", docs["gpus.toml"], "")
+    jax = jax_table(docs["jax.toml"])
     matrix = Matrix(
         reviewed=min(reviewed.values()),
         sources=sources,
@@ -65,7 +66,7 @@ def parse_and_validate(directory: Path) -> Matrix:
         reviewed_by_file=reviewed,
         keras=load_keras_table(Reader("keras.toml", docs["keras.toml"], "")),
         platforms=load_platforms(directory, tomllib),
-        jax=load_jax(directory, tomllib),
+        jax=jax,
     )
     rows.cross_check(matrix)
     return _with_wheels_and_rules(matrix, directory, tomllib)

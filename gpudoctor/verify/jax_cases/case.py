@@ -60,7 +60,7 @@ def placement_check(params: dict, log: PlacementLog, device) -> Check:
     leaves = jax.tree.leaves(params)
     wrong = [f"parameter {i} on {', '.join(str(d) for d in a.devices())}" for i, a in enumerate(leaves) if not dev.on(a, device)]
     wrong += log.misplaced
-    gpus = dev._gpus()
+    gpus = dev.gpus()
     measured = {"arrays": len(leaves), "batches": log.batches, "misplaced": len(wrong), "jax_gpus": len(gpus),
                 "default_backend": jax.default_backend()}  # fmt: skip
     problems = [f"{len(wrong)} arrays not on {device}: " + ", ".join(wrong[:3])] if wrong else []

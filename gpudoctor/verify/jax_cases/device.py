@@ -7,7 +7,7 @@ import jax
 from gpudoctor.verify.model import NoDevice
 
 
-def _gpus() -> list:
+def gpus() -> list:
     try:
         return list(jax.devices("gpu"))
     except RuntimeError:  # "Unknown backend: 'gpu' requested": no CUDA plugin, or it failed to initialise
@@ -16,14 +16,14 @@ def _gpus() -> list:
 
 def resolve_device(request: str):
     """-> (jax device, its name, why it was chosen). "auto": the first GPU JAX sees, else the CPU."""
-    gpus = _gpus()
-    if request in ("cuda", "auto") and gpus:
-        return gpus[0], gpus[0].device_kind, None
+    seen = gpus()
+    if request in ("cuda", "auto") and seen:
+        return seen[0], seen[0].device_kind, None
     if request.startswith("cuda:"):
         index = int(request.split(":", 1)[1])
-        if index < len(gpus):
-            return gpus[index], gpus[index].device_kind, None
-        raise NoDevice(f"no CUDA device {index}: JAX sees {len(gpus)} GPU(s)")
+        if index < len(seen):
+            return seen[index], seen[index].device_kind, None
+        raise NoDevice(f"no CUDA device {index}: JAX sees {len(seen)} GPU(s)")
     if request == "cuda":
         raise NoDevice("no CUDA device is visible to JAX (jax.devices('gpu') is empty: is jax[cuda12] or jax[cuda13] installed?)")
     cpu = jax.devices("cpu")[0]
