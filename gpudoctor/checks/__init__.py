@@ -34,6 +34,7 @@ def registry() -> tuple[Check, ...]:
         frameworks,
         gpu,
         health,
+        jax,
         keras,
         known_broken,
         messages,
@@ -65,6 +66,7 @@ def registry() -> tuple[Check, ...]:
         platforms_apple,
         platforms_jetson,
         platforms_misc,
+        jax,
         messages,
         evidence,
     ]
@@ -89,6 +91,7 @@ _SECTIONS = {
     "platforms_apple": Section.GPU,
     "platforms_jetson": Section.GPU,
     "platforms_misc": Section.ENVIRONMENT,
+    "jax": Section.JAX,
     "messages": Section.GPU,
     "evidence": Section.ENVIRONMENT,
 }

@@ -8,6 +8,7 @@
     gpudoctor matrix rocm 6.4             a ROCm release: the torch wheels built for it, their gfx targets, AMD GPUs
     gpudoctor matrix gpu "RTX 4090"       a GPU: compute capability and the newest builds with code for it
     gpudoctor matrix driver 535.104.05    a driver (or a branch: 535, R535): the CUDA it supports
+    gpudoctor matrix jax 0.7              JAX releases: Python, CUDA plugin wheels, driver / GPU / cuDNN floors
     gpudoctor matrix keras 2.3.1          a Keras release: the TensorFlow it fits (--tf 2.16: the Keras for a TensorFlow)
     gpudoctor matrix jetpack 6.2          a JetPack release (or L4T r36.4.3): CUDA, cuDNN, TensorRT, NVIDIA's torch builds
 
@@ -103,6 +104,18 @@ def tf_cmd(version: str, as_json: bool) -> None:
 
 
 matrix.add_command(tf_cmd, "tensorflow")
+
+
+@matrix.command("jax")
+@click.argument("version")
+@json_option
+def jax_cmd(version: str, as_json: bool) -> None:
+    """JAX releases of a series ("0.7") or one release ("0.7.2"): Python, the jax[cuda12] / jax[cuda13] plugin
+    wheels and the driver, GPU, CUDA and cuDNN they need."""
+    from ..matrix.jax_queries import jax_info
+    from ..render.matrix_jax import jax_lines
+
+    _answer(as_json, lambda m: jax_info(m, version), jax_lines)
 
 
 @matrix.command("cuda")

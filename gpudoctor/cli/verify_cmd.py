@@ -42,8 +42,8 @@ def _device(ctx: click.Context, param: click.Parameter, value: str) -> str:
 
 
 @click.command("verify")
-@click.option("--framework", type=click.Choice(["torch", "tf", "all"]), default="all", show_default=True,
-              help="Which framework's smoke tests to run.")
+@click.option("--framework", type=click.Choice(["torch", "tf", "jax", "all"]), default="all", show_default=True,
+              help="Which framework's smoke tests to run (all: every one installed).")
 @click.option("--test", "tests", multiple=True, callback=_split_tests,
               help="Comma-separated tests: cnn, lstm, transfer (repeatable; default: all three).")
 @click.option("--device", default="auto", show_default=True, callback=_device,
@@ -54,7 +54,7 @@ def _device(ctx: click.Context, param: click.Parameter, value: str) -> str:
                    "Default: on when the GPU has compute capability 7.0 or more.")
 @click.option("--weights", "weights", multiple=True, type=click.Path(exists=True, dir_okay=False),
               help="Backbone weights for transfer learning: a state_dict (.pt/.pth) for PyTorch's MobileNetV3-small, "
-                   "a Keras weights file (.h5) for MobileNetV2 (alpha 0.35). Repeatable.")
+                   "a Keras weights file (.h5) for MobileNetV2 (alpha 0.35), a .npz for the JAX backbone. Repeatable.")
 @click.option("--timeout", "timeout", type=click.FloatRange(min=1.0, max=MAX_TIMEOUT_S), default=300.0, show_default=True,
               callback=_timeout,
               help="Seconds each test may take before it is killed and failed.")
@@ -74,6 +74,7 @@ def verify(framework: str, tests: tuple[str, ...], device: str, amp: bool | None
     launch (all ranks) with the same timeout. Exit status: 0 when every test that
     ran passed (skips are not failures), 1 when one failed or none ran (nothing was proved), 2 for a usage error.
     """
+    from gpudoctor.matrix.framework import Framework
     from gpudoctor.verify import FRAMEWORKS, run_verify
     from gpudoctor.verify import weights as weights_mod
     from gpudoctor.verify.model import VerifyOptions
@@ -82,11 +83,11 @@ def verify(framework: str, tests: tuple[str, ...], device: str, amp: bool | None
     for path in weights:
         if weights_mod.framework_of(path) is None:
             raise click.BadParameter(
-                f"{path}: not a weights file gpudoctor knows (.pt/.pth/.bin for PyTorch, .h5/.hdf5/.keras for Keras)",
+                f"{path}: not a weights file gpudoctor knows (.pt/.pth/.bin for PyTorch, .h5/.hdf5/.keras for Keras, .npz for JAX)",
                 param_hint="--weights",
             )
     options = VerifyOptions(
-        frameworks=FRAMEWORKS if framework == "all" else (framework,),
+        frameworks=FRAMEWORKS if framework == "all" else (Framework.parse(framework),),
         tests=tests,
         device=device,
         amp=amp,

@@ -9,6 +9,7 @@ from typing import Any
 from ..errors import MatrixError
 from . import row_readers as rows
 from .gpu_specs import parse_spec_table
+from .jax_table import jax_table
 from .keras import load_keras_table
 from .model import Matrix
 from .platforms import load_platforms  # platforms.toml: macOS, aarch64, Jetson, base images
@@ -17,7 +18,7 @@ from .rocm import load_rocm  # rocm.toml + amd_gpus.toml: ROCm wheels, AMD GPUs
 from .versions import vtuple
 from .xid import load_xid  # xid.toml: NVIDIA Xid numbers, meanings, remedies
 
-MATRIX_FILES = ("cuda.toml", "torch.toml", "tensorflow.toml", "cudnn.toml", "gpus.toml", "keras.toml")
+MATRIX_FILES = ("cuda.toml", "torch.toml", "tensorflow.toml", "cudnn.toml", "gpus.toml", "keras.toml", "jax.toml")
 
 
 def parse_and_validate(directory: Path) -> Matrix:
@@ -47,6 +48,7 @@ def parse_and_validate(directory: Path) -> Matrix:
     tf = Reader("tensorflow.toml", docs["tensorflow.toml"], "")
     cudnn = Reader("cudnn.toml", docs["cudnn.toml"], "")
     gpus = Reader("gpus.toml", docs["gpus.toml"], "")
+    jax = jax_table(docs["jax.toml"])
     matrix = Matrix(
         reviewed=min(reviewed.values()),
         sources=sources,
@@ -70,6 +72,7 @@ def parse_and_validate(directory: Path) -> Matrix:
         rocm=load_rocm(directory, tomllib),
         gpu_specs=parse_spec_table(docs["gpus.toml"], lambda data, where: Reader("gpus.toml", data, where)),
         xid=load_xid(directory, tomllib),
+        jax=jax,
     )
     rows.cross_check(matrix)
     return _with_platform_tables(_with_wheels_and_rules(matrix, directory, tomllib), directory, tomllib)

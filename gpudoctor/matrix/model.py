@@ -29,6 +29,7 @@ from .versions import cuda_tag, local_tag, python_span, series, try_vtuple, tupl
 if TYPE_CHECKING:
     from .broken import BrokenRule
     from .gpu_specs import GpuSpecTable
+    from .jax_table import JaxTable
     from .keras import KerasTable
     from .platform_tables import PlatformTables
     from .platforms import Platforms
@@ -70,6 +71,7 @@ class Matrix:
     gpu_specs: "GpuSpecTable | None" = None  # gpus.toml's [[spec]] rows: peak FLOPS, bandwidth, link (bench)
     platform_tables: "PlatformTables | None" = None  # jetpack / apple / accelerators.toml (matrix.platform_tables)
     xid: "XidTable | None" = None  # matrices/xid.toml (gpudoctor.matrix.xid)
+    jax: "JaxTable | None" = None  # matrices/jax.toml (gpudoctor.matrix.jax_table; None: a hand-built matrix)
 
     # -- published wheels ---------------------------------------------------------------------------------------
 

@@ -17,6 +17,7 @@ from .facts import (
     Notebook,
     KernelLog,
     GpuProcess,
+    JaxBuild,
     Libraries,
     Library,
     Pcie,
@@ -44,7 +45,7 @@ from .report import (
 
 __all__ = [
     "REPORT_SCHEMA", "SNAPSHOT_SCHEMA", "AmdGpu", "CheckCrash", "Contradiction", "CudaToolkit", "Driver", "ExitCode", "Facts",
-    "Finding", "Fix", "Frameworks", "Gpu", "GpuHealth", "GpuProcess", "KernelLog", "XidEvent", "Host", "Libraries", "Library", "Pcie", "PciDevice", "ProbeError", "Rocm",
+    "Finding", "Fix", "Frameworks", "Gpu", "GpuHealth", "GpuProcess", "KernelLog", "XidEvent", "Host", "JaxBuild", "Libraries", "Library", "Pcie", "PciDevice", "ProbeError", "Rocm",
     "Report", "Section", "SectionResult", "Severity", "Status", "Symptom", "TensorflowBuild", "TorchBuild",
     "exit_code", "Apple", "Jetson", "Notebook",
 ]

@@ -169,9 +169,27 @@ class TensorflowBuild:
 
 
 @dataclass(frozen=True)
+class JaxBuild:
+    """jax, jaxlib and the CUDA plugin, read from the installed distributions (python_packages); with --deep, what
+    ``jax.devices()`` saw in a child process. Since jax 0.4.30 the CUDA support is a separate plugin
+    (jax-cuda12-plugin / jax-cuda13-plugin with its -pjrt wheel); jaxlib alone is the CPU build."""
+
+    version: str | None = None  # the jax distribution
+    jaxlib: str | None = None  # the jaxlib distribution; None: unknown
+    build: str | None = None  # "cuda12" | "cuda13" (a CUDA plugin or an old "+cuda12" jaxlib) | "cpu"; None: unknown
+    plugin: str | None = None  # the CUDA plugin's version ("jax-cuda12-plugin" or its -pjrt wheel)
+    pjrt: str | None = None  # the jax-cudaNN-pjrt version
+    backend: str | None = None  # only with --deep: jax.default_backend() ("gpu" | "cpu" | ...)
+    devices: tuple[str, ...] | None = None  # only with --deep: str() of each of jax.devices()
+    gpu_devices: int | None = None  # only with --deep: how many of them are GPUs
+    import_error: str | None = None
+
+
+@dataclass(frozen=True)
 class Frameworks:
     torch: TorchBuild | None = None
     tensorflow: TensorflowBuild | None = None
+    jax: JaxBuild | None = None
 
 
 @dataclass(frozen=True)
@@ -207,7 +225,7 @@ class Symptom:
 
     kind: str
     text: str
-    framework: str | None = None  # "torch" | "tensorflow" | None
+    framework: str | None = None  # "torch" | "tensorflow" | "jax" | None
     subject: str | None = None  # what it names: a library ("libcudnn.so.8"), an arch ("sm_120"), a package
 
 

@@ -68,8 +68,11 @@ def collect(runner: Runner | None = None, deep: bool = False, environ: Mapping[s
     torch = rec.attempt("torch", probe_torch)
     tf_version = _first_installed(packages, ("tensorflow", "tensorflow-cpu", "tensorflow-gpu", "tensorflow-intel", "tensorflow-macos"))
     tensorflow = rec.attempt("tensorflow", lambda: probe_tensorflow(version=tf_version))
+    from .jax import jax_build
+
+    jax = rec.attempt("jax", lambda: jax_build(packages))
     if deep:
-        torch, tensorflow = _deepen(rec, runner, torch, tensorflow)
+        torch, tensorflow, jax = _deepen(rec, runner, torch, tensorflow, jax)
 
     return Facts(
         host=host,
@@ -79,7 +82,7 @@ def collect(runner: Runner | None = None, deep: bool = False, environ: Mapping[s
         cuda_toolkits=toolkits,
         libraries=libraries,
         python_packages=packages,
-        frameworks=Frameworks(torch=torch, tensorflow=tensorflow) if packages is not None else None,
+        frameworks=Frameworks(torch=torch, tensorflow=tensorflow, jax=jax) if packages is not None else None,
         probe_errors=tuple(rec.errors),
         amd_gpus=amd_gpus,
         rocm=rocm,
@@ -162,20 +165,22 @@ def _driver_and_gpus(rec: _Recorder, runner: Runner) -> tuple[Driver, tuple[Gpu,
     return Driver(nvml_error=nvml_error), (() if no_driver else None)
 
 
-def _deepen(rec: _Recorder, runner: Runner, torch: Any, tensorflow: Any) -> tuple[Any, Any]:
+def _deepen(rec: _Recorder, runner: Runner, torch: Any, tensorflow: Any, jax: Any) -> tuple[Any, Any, Any]:
     from concurrent.futures import ThreadPoolExecutor  # imported here: it pulls in logging, which check never needs
 
-    from .deep import deepen_tensorflow, deepen_torch, run_child
+    from .deep import deepen_jax, deepen_tensorflow, deepen_torch, run_child
 
-    jobs = {name: build for name, build in (("torch", torch), ("tensorflow", tensorflow)) if build is not None}
-    with ThreadPoolExecutor(max_workers=2) as pool:  # both imports take seconds; run them side by side
+    jobs = {name: build for name, build in (("torch", torch), ("tensorflow", tensorflow), ("jax", jax)) if build is not None}
+    with ThreadPoolExecutor(max_workers=2) as pool:  # the imports take seconds; run two side by side
         futures = {name: pool.submit(rec.attempt, f"deep-{name}", lambda n=name: run_child(runner, n)) for name in jobs}
     seen = {name: future.result() for name, future in futures.items()}
     if seen.get("torch"):
         torch = deepen_torch(torch, seen["torch"])
     if seen.get("tensorflow"):
         tensorflow = deepen_tensorflow(tensorflow, seen["tensorflow"])
-    return torch, tensorflow
+    if seen.get("jax"):
+        jax = deepen_jax(jax, seen["jax"])
+    return torch, tensorflow, jax
 
 
 def _first_installed(packages: Mapping[str, str | None] | None, names: tuple[str, ...]) -> str | None:

@@ -8,7 +8,7 @@ import json
 import sys
 
 from ..errors import ProbeFailed
-from ..model import TensorflowBuild, TorchBuild
+from ..model import JaxBuild, TensorflowBuild, TorchBuild
 from ..runner import Runner
 
 DEEP_TIMEOUT_S = 60.0
@@ -46,3 +46,14 @@ def deepen_torch(build: TorchBuild, seen: dict) -> TorchBuild:
 
 def deepen_tensorflow(build: TensorflowBuild, seen: dict) -> TensorflowBuild:
     return dataclasses.replace(build, gpus_visible=seen.get("gpus_visible"), import_error=seen.get("import_error"))
+
+
+def deepen_jax(build: JaxBuild, seen: dict) -> JaxBuild:
+    devices = seen.get("devices")
+    return dataclasses.replace(
+        build,
+        backend=seen.get("backend") if isinstance(seen.get("backend"), str) else None,
+        devices=tuple(str(d) for d in devices) if isinstance(devices, list) else None,
+        gpu_devices=seen.get("gpu_devices") if isinstance(seen.get("gpu_devices"), int) else None,
+        import_error=seen.get("import_error"),
+    )

@@ -1,5 +1,5 @@
 """Child-process entry for ``check --deep``: imports ONE framework and prints what it sees at run time as one JSON
-line. Run as ``python -m gpudoctor.probes.deep_child torch|tensorflow``; a crash or hang here costs the doctor
+line. Run as ``python -m gpudoctor.probes.deep_child torch|tensorflow|jax``; a crash or hang here costs the doctor
 nothing (probes/deep.py runs it with a timeout)."""
 
 from __future__ import annotations
@@ -61,9 +61,23 @@ def _tensorflow() -> dict:
     }
 
 
+def _jax() -> dict:
+    # JAX prints "An NVIDIA GPU may be present on this machine, but a CUDA-enabled jaxlib is not installed" through
+    # logging when it falls back to the CPU: the devices list below states the same fact without parsing log text.
+    import jax
+
+    devices = jax.devices()
+    return {
+        "version": jax.__version__,
+        "backend": jax.default_backend(),
+        "devices": [str(d) for d in devices],
+        "gpu_devices": sum(1 for d in devices if d.platform == "gpu"),
+    }
+
+
 def main(argv: list[str]) -> int:
     framework = argv[1] if len(argv) > 1 else ""
-    probe = {"torch": _torch, "tensorflow": _tensorflow}.get(framework)
+    probe = {"torch": _torch, "tensorflow": _tensorflow, "jax": _jax}.get(framework)
     if probe is None:
         print(json.dumps({"import_error": f"unknown framework {framework!r}"}))
         return 2

@@ -26,6 +26,10 @@ TRACKED = (
     "keras",
     "jax",
     "jaxlib",
+    "jax-cuda12-plugin",
+    "jax-cuda12-pjrt",
+    "jax-cuda13-plugin",
+    "jax-cuda13-pjrt",
     "triton",
     "tensorrt",
     "nvidia-ml-py",
@@ -36,7 +40,7 @@ TRACKED = (
     "tensorflow-directml-plugin",
     "intel-extension-for-pytorch",
 )
-_PREFIXES = ("nvidia-", "jax-cuda", "mxnet-")  # every nvidia-* CUDA wheel (cu11/cu12/cu13 and the unsuffixed 13.x names)
+_PREFIXES = ("nvidia-", "jax-cuda", "mxnet-")  # every nvidia-* CUDA wheel (cu11/cu12/cu13 and the unsuffixed 13.x names), JAX plugins, MXNet builds
 _DIST_DIR = re.compile(r"^(?P<name>[A-Za-z0-9][A-Za-z0-9._]*?)-(?P<version>[^-]+?)(?:-py[\d.]+)?\.(?:dist|egg)-info$")
 
 

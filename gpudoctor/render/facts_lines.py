@@ -112,6 +112,19 @@ def _tensorflow(facts: Facts) -> list[str]:
     return lines
 
 
+def _jax(facts: Facts) -> list[str]:
+    if facts.frameworks is None:
+        return ["jax: unknown"]
+    j = facts.frameworks.jax
+    if j is None:
+        return ["not installed"]
+    build = {"cpu": "CPU build, no CUDA plugin", None: "build unknown"}.get(j.build, f"{j.build} plugin {_unknown(j.plugin or j.pjrt)}")
+    lines = [f"jax {j.version or '(version unknown)'}, jaxlib {_unknown(j.jaxlib)} ({build})"]
+    if j.devices is not None:
+        lines.append(f"at run time: {', '.join(j.devices) or 'no devices'} (default backend {_unknown(j.backend)})")
+    return lines
+
+
 def _environment(facts: Facts) -> list[str]:
     h = facts.host
     if h is None:
@@ -133,5 +146,6 @@ _BUILDERS = {
     Section.CUDNN: _cudnn,
     Section.TORCH: _torch,
     Section.TENSORFLOW: _tensorflow,
+    Section.JAX: _jax,
     Section.ENVIRONMENT: _environment,
 }

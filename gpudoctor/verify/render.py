@@ -90,7 +90,7 @@ def to_dict(report: VerifyReport) -> dict[str, Any]:
         "schema": VERIFY_SCHEMA,
         "ran_on": ran_on(report),
         "options": {
-            "frameworks": list(o.frameworks),
+            "frameworks": [f.short for f in o.frameworks],
             "tests": list(o.tests),
             "device": o.device,
             "amp": o.amp,
