@@ -74,3 +74,48 @@ def test_the_scan_sees_a_violation(tmp_path):
 def test_no_module_is_longer_than_300_lines():
     long = {str(p.relative_to(PACKAGE)): n for p in PACKAGE.rglob("*.py") if (n := len(p.read_text().splitlines())) > 300}
     assert long == {}
+
+
+# Names that several modules share because they are the same concept, each seen from its own layer or framework.
+# Everything else must have one meaning: grepping a name must not land on the wrong thing.
+SHARED_MODULE_NAMES = {
+    "__init__",  # every package has one
+    # One subject, one module per layer: probes/readers observe it, matrix/ holds its data, checks/ judge it.
+    "arch", "frameworks", "keras", "messages", "packages", "versions",
+    # verify's cases, one module per job for each framework (torch_cases/ and tf_cases/ mirror each other).
+    "case", "checks", "device", "models", "training",
+    "model",  # a package's own dataclasses (matrix/model.py: the matrix rows; verify/model.py: smoke results)
+    "render",  # a package's renderer: returns strings (envgen: files from templates; verify: the results text)
+}
+SHARED_CLASS_NAMES: dict[str, str] = {}  # name -> why it is one concept; empty: no class name is shared today
+
+
+def duplicates(package: Path) -> tuple[dict[str, list[str]], dict[str, list[str]]]:
+    classes: dict[str, list[str]] = {}
+    modules: dict[str, list[str]] = {}
+    for path in sorted(package.rglob("*.py")):
+        where = str(path.relative_to(package))
+        modules.setdefault(path.stem, []).append(where)
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ClassDef):
+                classes.setdefault(node.name, []).append(f"{where}:{node.lineno}")
+    return ({k: v for k, v in classes.items() if len(v) > 1}, {k: v for k, v in modules.items() if len(v) > 1})
+
+
+def test_no_two_classes_share_a_name():
+    classes, _ = duplicates(PACKAGE)
+    assert {k: v for k, v in classes.items() if k not in SHARED_CLASS_NAMES} == {}
+
+
+def test_no_two_modules_share_a_name_for_different_things():
+    _, modules = duplicates(PACKAGE)
+    assert sorted(set(modules) - SHARED_MODULE_NAMES) == []
+
+
+def test_the_duplicate_scan_sees_a_violation(tmp_path):
+    (tmp_path / "envgen").mkdir()
+    (tmp_path / "verify").mkdir()
+    (tmp_path / "envgen" / "plan.py").write_text("class Plan:\n    pass\n")
+    (tmp_path / "verify" / "plan.py").write_text("import x\n\nclass Plan:\n    pass\n")
+    assert duplicates(tmp_path) == ({"Plan": ["envgen/plan.py:1", "verify/plan.py:3"]},
+                                    {"plan": ["envgen/plan.py", "verify/plan.py"]})

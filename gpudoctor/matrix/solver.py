@@ -21,7 +21,7 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
-from ._solve_core import DEFAULT_PYTHON_CAP, Choice, NoFit, Target, UnknownRelease, fw_name, quote
+from ._solve_core import DEFAULT_PYTHON_CAP, Choice, NoFit, Target, UnknownPinnedRelease, fw_name, quote
 from .driver import DriverVerdict, driver_os, driver_verdict
 from ._solve_tf import solve_tf
 from ._solve_torch import solve_torch
@@ -34,7 +34,7 @@ __all__ = [
     "Target",
     "Choice",
     "NoFit",
-    "UnknownRelease",
+    "UnknownPinnedRelease",
     "DriverVerdict",
     "solve",
     "target_from_facts",
@@ -100,7 +100,7 @@ def _nvidia_gpu_implied(facts: "Facts") -> bool:
 
 def solve(matrix: Matrix, target: Target, framework: str, version: str | None = None, cpu: bool = False) -> Choice:
     """The newest release of ``framework`` ("torch" | "tensorflow") this target can run; ``version`` pins a release
-    ("2.7", "2.7.1"). Raises NoFit with the reasons when nothing fits (UnknownRelease for a release the matrix lacks)."""
+    ("2.7", "2.7.1"). Raises NoFit with the reasons when nothing fits (UnknownPinnedRelease for a release the matrix lacks)."""
     try:
         fw = Framework.parse(framework).value
     except ValueError as exc:
@@ -109,7 +109,7 @@ def solve(matrix: Matrix, target: Target, framework: str, version: str | None = 
         _refuse_jetson(matrix, target, fw)
     try:
         return _attempt(matrix, target, fw, version, cpu)
-    except UnknownRelease:
+    except UnknownPinnedRelease:
         raise
     except NoFit as first:
         if target.python is None:
