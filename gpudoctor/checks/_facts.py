@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 
 from ..model import Facts, Gpu, PciDevice, Symptom, TorchBuild
+from ..model import gpu_implied_by_driver
 
 NVIDIA_DRIVERS = ("nvidia",)
 LIBRARY_NOT_FOUND = "NVML Shared Library Not Found"
@@ -28,7 +29,7 @@ def gpu_presence(facts: Facts) -> bool | None:
         return True
     if facts.pci_devices:
         return True
-    if gpu_implied_by_driver(facts):
+    if gpu_implied_but_unlisted(facts):
         return True
     if facts.pci_devices == () and facts.gpus in ((), None):
         return False
@@ -37,16 +38,13 @@ def gpu_presence(facts: Facts) -> bool | None:
     return None
 
 
-def gpu_implied_by_driver(facts: Facts) -> str | None:
-    """Why an NVIDIA GPU must exist although no GPU list says so (a pasted report is often just a driver line)."""
-    driver = facts.driver
-    if facts.gpus or facts.pci_devices or driver is None:
+def gpu_implied_but_unlisted(facts: Facts) -> str | None:
+    """Why an NVIDIA GPU must exist although no GPU list says so (the driver rule is model.gpu_implied_by_driver,
+    shared with the solver); None when a GPU list already names one or the driver does not tell."""
+    if facts.gpus or facts.pci_devices:
         return None
-    if driver.version:
-        return f"NVIDIA driver {driver.version} reports its version, so an NVIDIA GPU is present (the GPU list is unknown)"
-    if driver.kernel_module == "nvidia":
-        return "the nvidia kernel module is loaded, so an NVIDIA GPU is present (the GPU list is unknown)"
-    return None
+    reason = gpu_implied_by_driver(facts.driver)
+    return f"{reason} (the GPU list is unknown)" if reason else None
 
 
 def torch_build_kind(torch: TorchBuild) -> str | None:
@@ -104,3 +102,4 @@ def cudnn_version(text: str) -> str:
             return f"{n // 10000}.{n // 100 % 100}.{n % 100}"
         return f"{n // 1000}.{n // 100 % 10}.{n % 100}"
     return text
+

@@ -66,6 +66,8 @@ def normalize_arch(arch: str | None, os: str) -> str:
 def target_from_facts(facts: "Facts", matrix: Matrix, *, python: str | None = None) -> Target:
     """The Target a Facts snapshot describes. GPUs without a known compute capability are looked up by name in
     ``matrix`` (required: the solver never loads one itself)."""
+    from ..model.inferred import gpu_implied_by_driver  # loaded already: the caller holds a Facts
+
     host = facts.host
     os = (host.os if host and host.os else "linux").lower()
     py = python or (host.python if host else None)
@@ -86,16 +88,10 @@ def target_from_facts(facts: "Facts", matrix: Matrix, *, python: str | None = No
         compute_capabilities=tuple(ccs),
         wsl=bool(host and host.wsl),
         arch=normalize_arch(host.arch if host else None, os),
-        gpu_unknown=not ccs and _nvidia_gpu_implied(facts),
+        # A driver that implies a GPU and works (no NVML error): its model may be unknown (a pasted nvidia-smi
+        # banner), the build it can run is not. A device without a working driver is left to the driver findings.
+        gpu_unknown=not ccs and gpu_implied_by_driver(driver) is not None and not (driver and driver.nvml_error),
     )
-
-
-def _nvidia_gpu_implied(facts: "Facts") -> bool:
-    """A working NVIDIA driver reports its version (or its CUDA) only where an NVIDIA GPU is: its model may be unknown
-    (a pasted nvidia-smi banner), the build it can run is not. A device on the bus without a working driver is left
-    to the driver findings: no build can be judged for it yet."""
-    driver = facts.driver
-    return bool(driver and (driver.version or driver.cuda_version) and not driver.nvml_error)
 
 
 def solve(matrix: Matrix, target: Target, framework: str, version: str | None = None, cpu: bool = False) -> Choice:

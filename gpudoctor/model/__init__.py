@@ -20,6 +20,7 @@ from .facts import (
     TensorflowBuild,
     TorchBuild,
 )
+from .inferred import gpu_implied_by_driver
 from .report import (
     REPORT_SCHEMA,
     CheckCrash,
@@ -38,5 +39,5 @@ __all__ = [
     "REPORT_SCHEMA", "SNAPSHOT_SCHEMA", "CheckCrash", "Contradiction", "CudaToolkit", "Driver", "ExitCode", "Facts",
     "Finding", "Fix", "Frameworks", "Gpu", "GpuProcess", "Host", "Libraries", "Library", "Pcie", "PciDevice", "ProbeError",
     "Report", "Section", "SectionResult", "Severity", "Status", "Symptom", "TensorflowBuild", "TorchBuild",
-    "exit_code",
+    "exit_code", "gpu_implied_by_driver",
 ]
