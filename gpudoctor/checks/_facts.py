@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from ..model import Facts, Gpu, PciDevice, Symptom, TorchBuild
+from ..model import CudaToolkit, Facts, Gpu, PciDevice, Symptom, TorchBuild
 from ..model import gpu_implied_by_driver
 
 NVIDIA_DRIVERS = ("nvidia",)
@@ -103,3 +103,23 @@ def cudnn_version(text: str) -> str:
         return f"{n // 1000}.{n // 100 % 10}.{n % 100}"
     return text
 
+
+def extension_toolkit(facts: Facts) -> tuple[CudaToolkit, str] | None:
+    """The CUDA toolkit torch.utils.cpp_extension would build with, and where it was found, in its own order:
+    CUDA_HOME, then CUDA_PATH, then nvcc on PATH; a lone toolkit found elsewhere is the one it falls back to.
+    None when the facts cannot tell which one it would take."""
+    toolkits = facts.cuda_toolkits or ()
+    env = (facts.host.env if facts.host else None) or {}
+    var = next((name for name in ("CUDA_HOME", "CUDA_PATH") if env.get(name)), None)
+    if var:
+        home = env[var].rstrip("/\\")
+        found = next((t for t in toolkits if t.path and t.path.rstrip("/\\") == home), None)
+        # torch takes the variable's directory and nothing else: a directory no probe saw a toolkit in is unknown
+        return (found, f"{var}={env[var]}") if found else None
+    found = next((t for t in toolkits if t.on_path), None)
+    if found:
+        return found, "nvcc on PATH"
+    if len(toolkits) == 1:
+        where = "not on PATH, no CUDA_HOME" if toolkits[0].on_path is False else "whether nvcc is on PATH is unknown"
+        return toolkits[0], f"the only CUDA toolkit found ({where})"
+    return None
