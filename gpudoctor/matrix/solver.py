@@ -205,6 +205,8 @@ def _driver_needed(matrix: Matrix, target: Target, fw: str, version: str | None)
         floor = matrix.cudnn_cc_min(cudnn) if cudnn else None
         if floor and any(vtuple(cc) < vtuple(floor) for cc in target.compute_capabilities):
             continue
+        if driver_verdict(matrix, cuda, target.driver_version, target.driver_cuda, os).ok:
+            return None  # the driver already runs a build: it is not what blocks this release
         dv = driver_verdict(matrix, cuda, None, None, os)
         if dv.need:
             needs.append(dv.need)
