@@ -9,8 +9,6 @@ from __future__ import annotations
 
 import dataclasses
 
-import pytest
-
 from gpudoctor.checks import versions as v
 from gpudoctor.model import Section, Severity, Symptom
 from tests.checks.test_version_rules import CASES, MATRIX, machine, tf, torch
