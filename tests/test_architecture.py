@@ -52,7 +52,9 @@ def observing(path: Path, package: Path = PACKAGE) -> list[str]:
     return found
 
 
-JUDGING = sorted((PACKAGE / "checks").glob("*.py")) + sorted((PACKAGE / "matrix").glob("*solve*.py"))
+JUDGING = (sorted((PACKAGE / "checks").glob("*.py")) + sorted((PACKAGE / "matrix").glob("*solve*.py"))
+           + [PACKAGE / "bench" / "assess.py", PACKAGE / "matrix" / "gpu_specs.py"]
+           + [PACKAGE / "fleet" / name for name in ("digest.py", "drift.py", "aggregate.py", "model.py")])
 
 
 @pytest.mark.parametrize("path", JUDGING, ids=lambda p: f"{p.parent.name}/{p.name}")
@@ -81,10 +83,16 @@ def test_no_module_is_longer_than_300_lines():
 SHARED_MODULE_NAMES = {
     "__init__",  # every package has one
     # One subject, one module per layer: probes/readers observe it, matrix/ holds its data, checks/ judge it.
-    "arch", "frameworks", "keras", "messages", "packages", "versions",
-    # verify's cases, one module per job for each framework (torch_cases/ and tf_cases/ mirror each other).
+    "amd", "arch", "frameworks", "keras", "messages", "packages", "platforms", "versions",
+    # bench/allreduce.py is the bandwidth arithmetic, bench/measures/allreduce.py the timing of the same collective.
+    "allreduce",
+    # verify's cases, one module per job for each framework (torch_cases/ and tf_cases/ mirror each other); bench's
+    # measures/training.py times the same CNN training step.
     "case", "checks", "device", "models", "training",
-    "model",  # a package's own dataclasses (matrix/model.py: the matrix rows; verify/model.py: smoke results)
+    # Each package that measures in child processes has the same three jobs: assess (pure judging), child (the
+    # parent side), worker (the child's entry point): bench/, verify/ (and multigpu/ for assess).
+    "assess", "child", "worker",
+    "model",  # a package's own dataclasses (matrix rows, verify/bench/multigpu results, fleet reports)
     "render",  # a package's renderer: returns strings (envgen: files from templates; verify: the results text)
 }
 SHARED_CLASS_NAMES: dict[str, str] = {}  # name -> why it is one concept; empty: no class name is shared today

@@ -27,6 +27,7 @@ class RegisteredCheck:
 def registry() -> tuple[RegisteredCheck, ...]:
     # Imported here so that loading the package costs nothing until checks run.
     from . import (
+        amd,
         arch,
         environment,
         evidence,
@@ -35,7 +36,11 @@ def registry() -> tuple[RegisteredCheck, ...]:
         keras,
         known_broken,
         messages,
+        platforms_apple,
+        platforms_jetson,
+        platforms_misc,
         prerelease,
+        rocm_builds,
         tensorflow_libs,
         versions,
     )
@@ -43,14 +48,19 @@ def registry() -> tuple[RegisteredCheck, ...]:
     # The fact rules first, then the rules over pasted log lines (their findings merge into the fact rules' ones).
     modules = [
         gpu,
+        amd,
         environment,
         frameworks,
+        rocm_builds,
         prerelease,
         versions,
         arch,
         known_broken,
         tensorflow_libs,
         keras,
+        platforms_apple,
+        platforms_jetson,
+        platforms_misc,
         messages,
         evidence,
     ]
@@ -60,6 +70,8 @@ def registry() -> tuple[RegisteredCheck, ...]:
 # Which section a crashed check leaves unjudged (a module's checks report into this section, mostly).
 _SECTIONS = {
     "gpu": Section.GPU,
+    "amd": Section.GPU,
+    "rocm_builds": Section.TORCH,
     "environment": Section.ENVIRONMENT,
     "frameworks": Section.TORCH,
     "prerelease": Section.TORCH,
@@ -68,6 +80,9 @@ _SECTIONS = {
     "known_broken": Section.TORCH,
     "tensorflow_libs": Section.TENSORFLOW,
     "keras": Section.TENSORFLOW,
+    "platforms_apple": Section.GPU,
+    "platforms_jetson": Section.GPU,
+    "platforms_misc": Section.ENVIRONMENT,
     "messages": Section.GPU,
     "evidence": Section.ENVIRONMENT,
 }

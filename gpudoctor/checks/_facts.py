@@ -104,6 +104,15 @@ def cudnn_version(text: str) -> str:
     return text
 
 
+def jetson(facts: Facts):
+    """The Jetson facts when this is a Jetson (its GPU is integrated: no PCI device, NVML or nvidia-smi)."""
+    return facts.jetson if facts.jetson and (facts.jetson.l4t or facts.jetson.l4t_core or facts.jetson.model) else None
+
+
+def on_mac(facts: Facts) -> bool:
+    return bool(facts.host and (facts.host.os == "darwin" or facts.host.apple is not None))
+
+
 def extension_toolkit(facts: Facts) -> tuple[CudaToolkit, str] | None:
     """The CUDA toolkit torch.utils.cpp_extension would build with, and where it was found, in its own order:
     CUDA_HOME, then CUDA_PATH, then nvcc on PATH; a lone toolkit found elsewhere is the one it falls back to.

@@ -3,6 +3,8 @@
 
 from .facts import (
     SNAPSHOT_SCHEMA,
+    AmdGpu,
+    Apple,
     Contradiction,
     CudaToolkit,
     Driver,
@@ -10,12 +12,15 @@ from .facts import (
     Frameworks,
     Gpu,
     Host,
+    Jetson,
+    Notebook,
     GpuProcess,
     Libraries,
     Library,
     Pcie,
     PciDevice,
     ProbeError,
+    Rocm,
     Symptom,
     TensorflowBuild,
     TorchBuild,
@@ -36,8 +41,8 @@ from .report import (
 )
 
 __all__ = [
-    "REPORT_SCHEMA", "SNAPSHOT_SCHEMA", "CheckCrash", "Contradiction", "CudaToolkit", "Driver", "ExitCode", "Facts",
-    "Finding", "Fix", "Frameworks", "Gpu", "GpuProcess", "Host", "Libraries", "Library", "Pcie", "PciDevice", "ProbeError",
+    "REPORT_SCHEMA", "SNAPSHOT_SCHEMA", "AmdGpu", "CheckCrash", "Contradiction", "CudaToolkit", "Driver", "ExitCode", "Facts",
+    "Finding", "Fix", "Frameworks", "Gpu", "GpuProcess", "Host", "Libraries", "Library", "Pcie", "PciDevice", "ProbeError", "Rocm",
     "Report", "Section", "SectionResult", "Severity", "Status", "Symptom", "TensorflowBuild", "TorchBuild",
-    "exit_code", "gpu_implied_by_driver",
+    "exit_code", "gpu_implied_by_driver", "Apple", "Jetson", "Notebook",
 ]

@@ -12,6 +12,23 @@ from dataclasses import dataclass
 SNAPSHOT_SCHEMA = "gpudoctor.facts/1"
 
 
+@dataclass(frozen=True)
+class Apple:
+    """A Mac (host.apple; only on darwin): what decides whether PyTorch's MPS and tensorflow-metal can run."""
+
+    macos: str | None = None  # platform.mac_ver(): "14.5"
+    python_arch: str | None = None  # this Python's architecture: "arm64" | "x86_64"
+    rosetta: bool | None = None  # sysctl.proc_translated == 1: an x86_64 Python translated on Apple silicon
+    chip: str | None = None  # "Apple M2 Pro" (machdep.cpu.brand_string or system_profiler's "Chipset Model")
+
+
+@dataclass(frozen=True)
+class Notebook:
+    """A hosted notebook (host.notebook): Google Colab or Kaggle, and what its runtime says about accelerators."""
+
+    kind: str | None = None  # "colab" | "kaggle"
+    env: dict[str, str] | None = None  # the variables that told (COLAB_GPU, COLAB_RELEASE_TAG, KAGGLE_KERNEL_RUN_TYPE...)
+
 
 @dataclass(frozen=True)
 class Host:
@@ -24,6 +41,8 @@ class Host:
     python: str | None = None
     env: dict[str, str] | None = None  # only the variables that matter, verbatim
     glibc: str | None = None
+    apple: Apple | None = None  # only on a Mac
+    notebook: Notebook | None = None  # only in Colab or Kaggle
 
 
 @dataclass(frozen=True)
@@ -106,6 +125,10 @@ class TorchBuild:
     device_count: int | None = None  # only with --deep
     import_error: str | None = None
     path: str | None = None
+    xpu: str | None = None  # torch.version.xpu (Intel GPU builds, "+xpu" wheels)
+    mps_built: bool | None = None  # only with --deep: torch.backends.mps.is_built()
+    mps_available: bool | None = None  # only with --deep: torch.backends.mps.is_available()
+    xpu_available: bool | None = None  # only with --deep: torch.xpu.is_available()
 
 
 @dataclass(frozen=True)
@@ -124,6 +147,32 @@ class TensorflowBuild:
 class Frameworks:
     torch: TorchBuild | None = None
     tensorflow: TensorflowBuild | None = None
+
+
+@dataclass(frozen=True)
+class AmdGpu:
+    """An AMD GPU as amdsmi, rocminfo, rocm-smi or the kernel's KFD topology (sysfs) reports it."""
+
+    index: int | None = None
+    name: str | None = None  # marketing name ("AMD Radeon RX 7900 XTX"); None when only the target is known
+    gfx_target: str | None = None  # LLVM target without features: "gfx1100", "gfx90a"
+    pci_bus_id: str | None = None
+    memory_total_mib: int | None = None
+
+
+@dataclass(frozen=True)
+class Rocm:
+    """The ROCm stack around the AMD GPUs. None = unknown; False / () = probed and absent."""
+
+    version: str | None = None  # /opt/rocm/.info/version (or the rocm-core package): "6.4.1"
+    hip_runtime: str | None = None  # "HIP runtime version" (collect_env): "6.4.43482"
+    miopen: str | None = None  # "MIOpen runtime version" (collect_env)
+    amdgpu_loaded: bool | None = None  # the amdgpu kernel module is loaded (/sys/module/amdgpu)
+    kfd_present: bool | None = None  # /dev/kfd exists (the compute interface ROCm needs)
+    device_groups: tuple[str, ...] | None = None  # groups that own /dev/kfd and /dev/dri/renderD* ("render", "video")
+    user_groups: tuple[str, ...] | None = None  # groups of the user running gpudoctor
+    user_is_root: bool | None = None
+    source: str | None = None  # where the GPU list came from: "amdsmi" | "rocminfo" | "rocm-smi" | "sysfs"
 
 
 @dataclass(frozen=True)
@@ -155,6 +204,16 @@ class ProbeError:
 
 
 @dataclass(frozen=True)
+class Jetson:
+    """An NVIDIA Jetson module (L4T): its GPU is integrated, so there is no PCI device, NVML or nvidia-smi."""
+
+    l4t: str | None = None  # "36.4.3", from /etc/nv_tegra_release ("# R36 (release), REVISION: 4.3, ...")
+    l4t_core: str | None = None  # the nvidia-l4t-core package version: "36.4.3-20250107174145"
+    board: str | None = None  # nv_tegra_release's BOARD: "t186ref" (Xavier/Orin), "t210ref" (Nano/TX1)
+    model: str | None = None  # /proc/device-tree/model: "NVIDIA Jetson AGX Orin Developer Kit"
+
+
+@dataclass(frozen=True)
 class Facts:
     schema: str = SNAPSHOT_SCHEMA
     host: Host | None = None
@@ -169,5 +228,8 @@ class Facts:
     symptoms: tuple[Symptom, ...] | None = None  # messages read from pasted logs
     provenance: dict[str, str] | None = None  # fact key path -> where it was read ("collect_env, line 12")
     contradictions: tuple[Contradiction, ...] | None = None
+    amd_gpus: tuple[AmdGpu, ...] | None = None  # added in 0.3: () = probed, no AMD GPU
+    rocm: Rocm | None = None  # added in 0.3
+    jetson: Jetson | None = None  # only on a Jetson (L4T); absent elsewhere
 
 

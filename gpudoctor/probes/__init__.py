@@ -44,6 +44,7 @@ def collect(runner: Runner | None = None, deep: bool = False, environ: Mapping[s
     linux = sys.platform.startswith("linux")
 
     host = rec.attempt("host", lambda: probe_host(environ))
+    host, jetson = _platforms(rec, runner, environ, host)
     pci_devices = module = module_version = None
     if linux:
         from .pci import probe_kernel_module, probe_pci
@@ -59,6 +60,7 @@ def collect(runner: Runner | None = None, deep: bool = False, environ: Mapping[s
         nvml_error=driver.nvml_error,
     ) if linux else driver
 
+    amd_gpus, rocm = rec.attempt("amd", lambda: _amd(runner), (None, None)) if linux else (None, None)
     toolkits = rec.attempt("cuda-toolkits", lambda: probe_cuda_toolkits(runner, environ))
     libraries = rec.attempt("libraries", lambda: probe_libraries(runner, environ)) if linux else None
     packages = rec.attempt("python-packages", probe_python_packages)
@@ -78,7 +80,33 @@ def collect(runner: Runner | None = None, deep: bool = False, environ: Mapping[s
         python_packages=packages,
         frameworks=Frameworks(torch=torch, tensorflow=tensorflow) if packages is not None else None,
         probe_errors=tuple(rec.errors),
+        amd_gpus=amd_gpus,
+        rocm=rocm,
+        jetson=jetson,
     )
+
+
+def _amd(runner: Runner) -> Any:
+    from .amd import probe_amd
+
+    return probe_amd(runner)
+
+
+def _platforms(rec: _Recorder, runner: Runner, environ: Mapping[str, str], host: Any) -> tuple[Any, Any]:
+    """A Mac's MPS facts and a notebook's runtime into the host facts; a Jetson's L4T release (aarch64 Linux only,
+    so a PC pays nothing for it)."""
+    import dataclasses
+
+    from .platforms import probe_apple, probe_jetson, probe_notebook
+
+    jetson = None
+    if sys.platform.startswith("linux") and host is not None and host.arch == "aarch64":
+        jetson = rec.attempt("jetson", lambda: probe_jetson(runner))
+    if host is None:
+        return host, jetson
+    apple = rec.attempt("apple", lambda: probe_apple(runner)) if sys.platform == "darwin" else None
+    notebook = rec.attempt("notebook", lambda: probe_notebook(environ))
+    return dataclasses.replace(host, apple=apple, notebook=notebook), jetson
 
 
 def _driver_and_gpus(rec: _Recorder, runner: Runner) -> tuple[Driver, tuple[Gpu, ...] | None]:

@@ -38,6 +38,9 @@ def deepen_torch(build: TorchBuild, seen: dict) -> TorchBuild:
         arch_list=tuple(seen["arch_list"]) if isinstance(seen.get("arch_list"), list) and seen["arch_list"] else build.arch_list,
         cudnn=seen.get("cudnn", build.cudnn),
         import_error=seen.get("import_error"),
+        mps_built=seen.get("mps_built"),
+        mps_available=seen.get("mps_available"),
+        xpu_available=seen.get("xpu_available"),
     )
 
 

@@ -16,6 +16,7 @@ def _torch() -> dict:
     seen["cuda_available"] = bool(torch.cuda.is_available())
     seen["device_count"] = torch.cuda.device_count() if seen["cuda_available"] else 0
     seen["arch_list"] = _torch_arch_list(torch)
+    seen.update(_torch_other_devices(torch))
     try:
         number = torch.backends.cudnn.version()  # loads libcudnn: the version that really gets used
     except Exception:  # noqa: BLE001 - a missing cuDNN is a fact to report, not a crash
@@ -25,6 +26,17 @@ def _torch() -> dict:
         major, rest = (number // 10000, number % 10000) if number >= 90000 else (number // 1000, number % 1000)
         seen["cudnn"] = f"{major}.{rest // 100}.{rest % 100}"
     return seen
+
+
+def _torch_other_devices(torch) -> dict:
+    """Apple's MPS and Intel's XPU: whether the build has them and whether a device answers (absent API = False)."""
+    mps = getattr(torch.backends, "mps", None)
+    xpu = getattr(torch, "xpu", None)
+    return {
+        "mps_built": bool(mps and mps.is_built()),
+        "mps_available": bool(mps and mps.is_available()),
+        "xpu_available": bool(xpu and xpu.is_available()),
+    }
 
 
 def _torch_arch_list(torch) -> list | None:

@@ -25,11 +25,12 @@ from gpudoctor.verify.model import (
 )
 
 if TYPE_CHECKING:
+    from gpudoctor.multigpu import MultiGpuPlan
     from gpudoctor.runner import Spawner
 
 FRAMEWORKS = ("torch", "tf")
 TESTS = ("cnn", "lstm", "transfer")
-DEVICE_PATTERN = re.compile(r"^(auto|cpu|cuda|cuda:[0-9]{1,4})$")  # ASCII digits: int() would take "cuda:٣" too
+DEVICE_PATTERN = re.compile(r"^(auto|cpu|cuda|cuda:[0-9]{1,4}|mps|xpu|xpu:[0-9]{1,4}|directml)$")  # ASCII digits: int() would take "cuda:٣" too
 
 # The Python modules each case needs, and what to install when one is missing.
 _REQUIRES = {
@@ -39,6 +40,7 @@ _REQUIRES = {
     ("tf", "cnn"): ("tensorflow", "keras"),
     ("tf", "lstm"): ("tensorflow", "keras"),
     ("tf", "transfer"): ("tensorflow", "keras"),
+    ("torch", "ddp"): ("torch",),
 }
 _INSTALL = {"torch": "pip install torch", "torchvision": "pip install torchvision", "tensorflow": "pip install tensorflow",
             "keras": "pip install keras"}  # fmt: skip
@@ -93,10 +95,14 @@ def run_verify(options: VerifyOptions, listener: Listener | None = None,
     unless a test passes a fake), and collect the results."""
     from gpudoctor.verify import child
 
+    from gpudoctor.multigpu import plan
+
     listener = listener or Listener()
     start = time.perf_counter()
     results = []
-    for case in cases(options.frameworks, options.tests):
+    multi = plan(options.multi_gpu, options.nproc, options.gpus) if "torch" in options.frameworks else None
+    single = () if options.multi_gpu is True or options.nproc is not None else cases(options.frameworks, options.tests)
+    for case in single:
         listener.started(case)
         why = missing_reason(case)
         if why is not None:
@@ -109,7 +115,26 @@ def run_verify(options: VerifyOptions, listener: Listener | None = None,
             )
         results.append(result)
         listener.finished(case, result)
+    if multi is not None:
+        results.append(_run_ddp(multi, options, listener, spawner))
     return VerifyReport(options, tuple(results), wall_s=time.perf_counter() - start)
+
+
+def _run_ddp(multi: MultiGpuPlan, options: VerifyOptions, listener: Listener, spawner: Spawner | None) -> SmokeResult:
+    import dataclasses
+
+    from gpudoctor.multigpu.launch import run_ddp
+
+    case = Case("torch", "ddp")
+    listener.started(case)
+    why = missing_reason(case)
+    if why is not None:
+        result = SmokeResult("torch", "ddp", SmokeStatus.SKIPPED, reason=why)
+    else:
+        result = dataclasses.replace(run_ddp(multi.nproc, multi.backend, options.timeout_s, spawner),
+                                     device_note=multi.why)  # fmt: skip
+    listener.finished(case, result)
+    return result
 
 
 def ran_on(report: VerifyReport) -> str:
@@ -135,7 +160,9 @@ def ran_on(report: VerifyReport) -> str:
 
 
 def _place(r: SmokeResult) -> str:
-    if r.device and r.device.startswith("cuda"):
+    if r.test == "ddp" and r.device and r.device.startswith("cpu"):
+        return f"on {r.device_note}" if r.device_note else "on the CPU"
+    if r.device and r.device.startswith(("cuda", "mps", "xpu", "privateuseone")):  # privateuseone: DirectML's device
         return f"on {r.device_name} ({r.device})"
     note = r.device_note or ""
     if note.startswith("no CUDA device is visible"):

@@ -15,7 +15,7 @@ WORKER_SCHEMA = "gpudoctor.verify.worker/1"
 PROGRESS_PREFIX = "@@gpudoctor-progress"  # the worker's progress lines (here, so the parent never imports the worker)
 
 FRAMEWORK_NAMES = {"torch": "PyTorch", "tf": "TensorFlow"}
-TEST_NAMES = {"cnn": "CNN", "lstm": "LSTM", "transfer": "transfer learning"}
+TEST_NAMES = {"cnn": "CNN", "lstm": "LSTM", "transfer": "transfer learning", "ddp": "DDP across ranks"}
 
 
 class SmokeStatus(str, enum.Enum):
@@ -97,6 +97,9 @@ class VerifyOptions:
     amp: bool | None = None  # None: on when the GPU has compute capability >= 7.0
     weights: tuple[str, ...] = ()
     timeout_s: float = 300.0
+    multi_gpu: bool | None = None  # None: the DDP run happens when more than one GPU is visible; True: only it
+    nproc: int | None = None  # force N gloo ranks on the CPU for the DDP run
+    gpus: int | None = None  # the GPUs visible to CUDA, as the parent counted them (None: unknown)
 
 
 @dataclass(frozen=True)

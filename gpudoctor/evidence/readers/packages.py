@@ -48,7 +48,7 @@ def read(document: Document) -> Iterator[Observation]:
 
 
 def _package(name: str, version: str, conda_build: str | None, number: int) -> Iterator[Observation]:
-    if name not in _INTERESTING and not re.match(r"nvidia-[a-z0-9-]+-cu\d+$", name):
+    if name not in _INTERESTING and not re.match(r"(?:nvidia-[a-z0-9-]+|mxnet)-cu\d+\w*$", name):
         return
     if name == "pytorch":
         name = "torch"
