@@ -1,6 +1,6 @@
 """`gpudoctor env`: write environment files (conda, pip, Docker, uv) for the newest framework build a machine can run.
 
-Parse, call gpudoctor.envgen.generate, render (gpudoctor.envgen.report), exit. Exit codes: 0 files written; 1 nothing
+Parse, call gpudoctor.envgen.generate, render (gpudoctor.envgen.result_format), exit. Exit codes: 0 files written; 1 nothing
 fits (the reasons and what to change are printed); 2 usage error (bad option, unreadable snapshot, unknown GPU or
 release, a file that exists without --force); 3 gpudoctor itself failed.
 """
@@ -45,7 +45,7 @@ def env(framework, framework_version, python_version, formats, output_dir, name,
       gpudoctor env --framework tf --for snapshot.json -o envs/
       gpudoctor env --framework torch --gpu "Tesla V100" --driver 535.104.05 --format pip
     """
-    from gpudoctor.envgen import report
+    from gpudoctor.envgen import result_format as report
     from gpudoctor.envgen.generate import EnvFailure, EnvNoFit, EnvRequest, UsageError, generate
     from gpudoctor.errors import MatrixError
     from gpudoctor.matrix import load_matrix

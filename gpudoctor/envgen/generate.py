@@ -1,7 +1,7 @@
 """`gpudoctor env` as a library call: EnvRequest -> EnvResult (frozen), or a typed error.
 
 generate() validates the request, builds the Target (probed, a snapshot, or described), plans and renders the files
-and writes them atomically. It prints nothing and never exits: the CLI renders the result (envgen.report) and maps
+and writes them atomically. It prints nothing and never exits: the CLI renders the result (envgen.result_format) and maps
 the errors to exit codes (UsageError 2, EnvNoFit 1, EnvFailure 3).
 """
 
@@ -24,7 +24,7 @@ from .describe import (
     summarize_target,
     target_from_description,
 )
-from .plan import Plan, make_plan
+from .plan import EnvPlan, make_plan
 from .render import FILENAMES, FileSet, check_env_name, default_env_name, next_commands, render_files
 
 @dataclass(frozen=True)
@@ -54,7 +54,7 @@ class EnvResult:
     source: str  # "this machine" | "snapshot PATH" | "description"
     target: Any
     summary: str
-    plan: Plan
+    plan: EnvPlan
     name: str
     docker_name: str | None
     files: tuple[tuple[str, str], ...]  # (format, path written)
@@ -87,7 +87,7 @@ def generate(request: EnvRequest, matrix: Any, probe: Callable[[], Any] | None =
     """Solve, render and write the files a request asks for. ``probe`` collects this machine's Facts when the request
     describes no machine (default: gpudoctor.probes.collect)."""
     from gpudoctor.errors import OutputExistsError
-    from gpudoctor.matrix.solver import NoFit, UnknownRelease
+    from gpudoctor.matrix.solver import NoFit, UnknownPinnedRelease
 
     from .writer import OutputError, write_files
 
@@ -101,7 +101,7 @@ def generate(request: EnvRequest, matrix: Any, probe: Callable[[], Any] | None =
     summary = summarize_target(target, gpu_names)
     try:
         plan = make_plan(matrix, target, framework, request.version, cpu=request.cpu, formats=request.formats)
-    except UnknownRelease as exc:
+    except UnknownPinnedRelease as exc:
         raise UsageError(f"--framework-version {request.version}: {exc}" + (f"; {exc.suggestion}" if exc.suggestion else "")) from None
     except NoFit as exc:
         raise EnvNoFit(framework, summary, target, exc.reasons or (str(exc),), exc.suggestion, str(exc)) from None
@@ -215,7 +215,7 @@ def _gpu_names(facts: Any) -> list[str]:
     return [(g.name[len("NVIDIA "):] if g.name.startswith("NVIDIA ") else g.name) if g.name else "GPU" for g in facts.gpus or ()]
 
 
-def _next_steps(plan: Plan, files: tuple[tuple[str, str], ...], name: str, docker_name: str | None, output_dir: Path) -> tuple[str, ...]:
+def _next_steps(plan: EnvPlan, files: tuple[tuple[str, str], ...], name: str, docker_name: str | None, output_dir: Path) -> tuple[str, ...]:
     steps: list[str] = []
     windows = plan.target.os == "windows"
     for fmt, path in files:

@@ -18,7 +18,7 @@ from .render import FORMATS
 
 
 @dataclass(frozen=True)
-class Plan:
+class EnvPlan:
     target: Any
     choice: Any
     formats: tuple[str, ...]
@@ -58,7 +58,7 @@ def make_plan(
     version: str | None = None,
     cpu: bool = False,
     formats: Iterable[str] = ("all",),
-) -> Plan:
+) -> EnvPlan:
     """Solve for ``target`` (NoFit propagates), and for the Dockerfile's Linux container when it differs. When only
     the container has no fit, the Dockerfile is skipped with the reason (or NoFit is raised if it was all that was
     asked for)."""
@@ -67,7 +67,7 @@ def make_plan(
     formats = expand_formats(formats)
     choice = solve(matrix, target, framework, version, cpu=cpu)
     if "docker" not in formats:
-        return Plan(target, choice, formats)
+        return EnvPlan(target, choice, formats)
     docker_target = docker_target_for(target)
     try:
         docker_choice = choice if docker_target == target else solve(matrix, docker_target, framework, version, cpu=cpu)
@@ -79,8 +79,8 @@ def make_plan(
             raise
         why = "; ".join(exc.reasons) or str(exc)
         kept = tuple(fmt for fmt in formats if fmt != "docker")
-        return Plan(target, choice, kept, docker_target, None, (("docker", f"no build fits a Linux container: {why}"),))
-    return Plan(target, choice, formats, docker_target, docker_choice, docker_image=image.image if image else None,
+        return EnvPlan(target, choice, kept, docker_target, None, (("docker", f"no build fits a Linux container: {why}"),))
+    return EnvPlan(target, choice, formats, docker_target, docker_choice, docker_image=image.image if image else None,
                 docker_pip_upgrade=image.pip_upgrade if image else None)
 
 

@@ -145,13 +145,15 @@ def requirement_names(requirements: Iterable[str]) -> list[str]:
 
 def context(fileset: FileSet, fmt: str, choice: Any | None = None) -> dict[str, Any]:
     choice = choice if choice is not None else fileset.choice
-    gpu = _is_gpu_build(choice)
+    base_image = fileset.docker_image if fmt == "docker" and fileset.docker_image else None
+    # A build that loads CUDA from conda packages or the system uses no GPU in a slim image, which has neither
+    cuda_missing = fmt == "docker" and not base_image and _is_gpu_build(choice) and _cuda_outside_pip(choice)
+    gpu = _is_gpu_build(choice) and not cuda_missing
     requirements = [*choice.packages, *getattr(choice, "pins", ())]
     options = pip_options(choice)
     docker_lines = [" ".join(shlex.quote(part) for part in option.split(" ", 1)) for option in options]
     docker_lines += [shlex.quote(req) for req in requirements]
     own = gpudoctor_requirement(choice.python)
-    base_image = fileset.docker_image if fmt == "docker" and fileset.docker_image else None
     image = (fileset.docker_name or default_env_name(choice)).lower()
     return {
         "own_requirement": shlex.quote(own) if own else None,
@@ -172,6 +174,8 @@ def context(fileset: FileSet, fmt: str, choice: Any | None = None) -> dict[str, 
         "python": choice.python,
         "requires_python": f"=={choice.python}.*",
         "gpu": gpu,
+        "no_gpu_reason": (f"This build loads CUDA {choice.cuda} from conda packages or the system, which this image does not have: "
+                          "no GPU is used in this container." if cuda_missing else "A CPU build: no GPU is used in this container."),
         "index_url": choice.index_url,
         "uv_index_name": f"pytorch-{choice.variant}" if choice.framework == "torch" else f"{choice.framework}-{choice.variant}",
         "index_packages": requirement_names(requirements) if choice.index_url else [],
@@ -237,6 +241,10 @@ def _smoke(choice: Any) -> str:
 
 def _is_gpu_build(choice: Any) -> bool:
     return choice.variant != "cpu" and (choice.cuda is not None or choice.variant == "and-cuda")
+
+
+def _cuda_outside_pip(choice: Any) -> bool:
+    return bool(choice.conda_packages) or str(choice.variant).endswith("-system")
 
 
 def _one_line(text: str) -> str:

@@ -68,7 +68,7 @@ class NoFit(GpuDoctorError):
         self.suggestion = suggestion
 
 
-class UnknownRelease(NoFit):
+class UnknownPinnedRelease(NoFit):
     """A pinned release the matrix does not know: a usage error, not a machine limitation."""
 
 
@@ -99,18 +99,18 @@ def py_range(pythons: tuple[str, ...]) -> str:
 
 
 def select(releases: tuple, version: str | None, name: str, matrix: Matrix) -> list[tuple[object, str]]:
-    """(release, exact version) pairs to try, newest first. UnknownRelease for a release the matrix lacks."""
+    """(release, exact version) pairs to try, newest first. UnknownPinnedRelease for a release the matrix lacks."""
     if version is None:
         return [(r, r.latest) for r in reversed(releases)]
     try:
         want = series(version)
         parts = vtuple(version)
     except ValueError:
-        raise UnknownRelease(f"{name} {version!r} is not a version") from None
+        raise UnknownPinnedRelease(f"{name} {version!r} is not a version") from None
     found = [r for r in releases if r.series == want]
     if not found:
         known = ", ".join(r.series for r in releases)
-        raise UnknownRelease(
+        raise UnknownPinnedRelease(
             f"{name} {version} is not in the compatibility matrix (reviewed {matrix.reviewed}; it knows {known})",
             suggestion=f"choose a release the matrix knows, e.g. {releases[-1].latest}",
         )

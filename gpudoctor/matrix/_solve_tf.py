@@ -99,6 +99,10 @@ def _gpu_choice(matrix: Matrix, target: Target, release: TfRelease, exact: str, 
     package = f"{release.package}=={exact}"
     if linux and recipe is None and plat is not None and plat.tf_system_route(release.series):
         return _system_choice(matrix, release, exact, py, package, reasons, notes, skipped)
+    unavailable = plat.tf_unavailable_why(release.series, release.cudnn) if plat and linux else None
+    if unavailable:
+        rejects.append(f"{label}: {unavailable}")
+        return None
     if recipe is None or not linux:
         rejects.append(f"{label} has no `and-cuda` extra and gpudoctor knows no recipe for its CUDA {release.cuda} / cuDNN {release.cudnn} here")
         return None

@@ -21,7 +21,7 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
-from ._solve_core import DEFAULT_PYTHON_CAP, Choice, NoFit, Target, UnknownRelease, fw_name, quote
+from ._solve_core import DEFAULT_PYTHON_CAP, Choice, NoFit, Target, UnknownPinnedRelease, fw_name, quote
 from .driver import DriverVerdict, driver_os, driver_verdict
 from ._solve_jax import solve_jax
 from ._solve_tf import solve_tf
@@ -35,7 +35,7 @@ __all__ = [
     "Target",
     "Choice",
     "NoFit",
-    "UnknownRelease",
+    "UnknownPinnedRelease",
     "DriverVerdict",
     "solve",
     "target_from_facts",
@@ -67,6 +67,8 @@ def normalize_arch(arch: str | None, os: str) -> str:
 def target_from_facts(facts: "Facts", matrix: Matrix, *, python: str | None = None) -> Target:
     """The Target a Facts snapshot describes. GPUs without a known compute capability are looked up by name in
     ``matrix`` (required: the solver never loads one itself)."""
+    from ..model.inferred import gpu_implied_by_driver  # loaded already: the caller holds a Facts
+
     host = facts.host
     os = (host.os if host and host.os else "linux").lower()
     py = python or (host.python if host else None)
@@ -87,21 +89,15 @@ def target_from_facts(facts: "Facts", matrix: Matrix, *, python: str | None = No
         compute_capabilities=tuple(ccs),
         wsl=bool(host and host.wsl),
         arch=normalize_arch(host.arch if host else None, os),
-        gpu_unknown=not ccs and _nvidia_gpu_implied(facts),
+        # A driver that implies a GPU and works (no NVML error): its model may be unknown (a pasted nvidia-smi
+        # banner), the build it can run is not. A device without a working driver is left to the driver findings.
+        gpu_unknown=not ccs and gpu_implied_by_driver(driver) is not None and not (driver and driver.nvml_error),
     )
-
-
-def _nvidia_gpu_implied(facts: "Facts") -> bool:
-    """A working NVIDIA driver reports its version (or its CUDA) only where an NVIDIA GPU is: its model may be unknown
-    (a pasted nvidia-smi banner), the build it can run is not. A device on the bus without a working driver is left
-    to the driver findings: no build can be judged for it yet."""
-    driver = facts.driver
-    return bool(driver and (driver.version or driver.cuda_version) and not driver.nvml_error)
 
 
 def solve(matrix: Matrix, target: Target, framework: str, version: str | None = None, cpu: bool = False) -> Choice:
     """The newest release of ``framework`` ("torch" | "tensorflow") this target can run; ``version`` pins a release
-    ("2.7", "2.7.1"). Raises NoFit with the reasons when nothing fits (UnknownRelease for a release the matrix lacks)."""
+    ("2.7", "2.7.1"). Raises NoFit with the reasons when nothing fits (UnknownPinnedRelease for a release the matrix lacks)."""
     try:
         fw = Framework.parse(framework).value
     except ValueError as exc:
@@ -110,7 +106,7 @@ def solve(matrix: Matrix, target: Target, framework: str, version: str | None = 
         _refuse_jetson(matrix, target, fw)
     try:
         return _attempt(matrix, target, fw, version, cpu)
-    except UnknownRelease:
+    except UnknownPinnedRelease:
         raise
     except NoFit as first:
         if target.python is None:
@@ -214,6 +210,8 @@ def _driver_needed(matrix: Matrix, target: Target, fw: str, version: str | None)
         floor = matrix.cudnn_cc_min(cudnn) if cudnn else None
         if floor and any(vtuple(cc) < vtuple(floor) for cc in target.compute_capabilities):
             continue
+        if driver_verdict(matrix, cuda, target.driver_version, target.driver_cuda, os).ok:
+            return None  # the driver already runs a build: it is not what blocks this release
         dv = driver_verdict(matrix, cuda, None, None, os)
         if dv.need:
             needs.append(dv.need)
