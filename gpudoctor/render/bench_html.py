@@ -1,12 +1,12 @@
 """``gpudoctor bench --html FILE``: one self-contained page (inline CSS bars, no script, no network) with each
-measured figure as a bar against its spec. Every value from the machine is escaped here, once, with html.escape."""
+measured figure as a bar against its spec. Every value from the machine is escaped here, once, with escape.html
+(control characters shown, markup characters escaped)."""
 
 from __future__ import annotations
 
-import html
-
 from gpudoctor.bench.assess import quantity
 from gpudoctor.bench.model import MEASUREMENTS, BenchReport
+from gpudoctor.render import escape
 
 _STYLE = """body{font:14px/1.4 system-ui,sans-serif;margin:2em;max-width:60em;color:#222}
 table{border-collapse:collapse;width:100%}td,th{padding:.3em .5em;text-align:left;vertical-align:middle}
@@ -16,7 +16,7 @@ table{border-collapse:collapse;width:100%}td,th{padding:.3em .5em;text-align:lef
 
 
 def _e(value: object) -> str:
-    return html.escape(str(value), quote=True)
+    return escape.html(value)
 
 
 def to_html(report: BenchReport) -> str:
