@@ -42,10 +42,11 @@ class EnvRequest:
     os: str | None = None  # linux | windows | wsl | darwin
     arch: str | None = None  # x86_64 | aarch64 | arm64
     cpu: bool = False
+    jetpack: str | None = None  # a Jetson's JetPack release ("6.2")
 
     @property
     def described(self) -> bool:
-        return bool(self.gpus) or self.driver is not None or self.os is not None or self.arch is not None
+        return bool(self.gpus) or self.driver is not None or self.os is not None or self.arch is not None or self.jetpack is not None
 
 
 @dataclass(frozen=True)
@@ -150,7 +151,7 @@ def generate(request: EnvRequest, matrix: Any, probe: Callable[[], Any] | None =
 
 def _validate(request: EnvRequest, matrix: Any, framework: str) -> None:
     if request.snapshot and request.described:
-        raise UsageError("--for SNAPSHOT and --gpu/--driver/--os/--arch both describe the target machine: give one of them")
+        raise UsageError("--for SNAPSHOT and --gpu/--driver/--os/--arch/--jetpack both describe the target machine: give one of them")
     try:
         if request.python is not None:
             check_python_version(request.python, known_pythons(matrix))
@@ -196,7 +197,8 @@ def _target(request: EnvRequest, matrix: Any, probe: Callable[[], Any] | None):
         return target, _gpu_names(facts), f"snapshot {request.snapshot}", facts
     if request.described:
         try:
-            target = target_from_description(matrix, request.gpus, request.driver, (request.os or "linux").lower(), python, request.arch)
+            target = target_from_description(matrix, request.gpus, request.driver, (request.os or "linux").lower(), python, request.arch,
+                                             request.jetpack)
         except DescriptionError as exc:
             raise UsageError(str(exc)) from None
         return target, list(request.gpus), "description", None
@@ -222,7 +224,7 @@ def _next_steps(plan: EnvPlan, files: tuple[tuple[str, str], ...], name: str, do
         choice = plan.docker_choice if fmt == "docker" and plan.docker_choice is not None else plan.choice
         commands = next_commands(fmt, path, docker_name if fmt == "docker" and docker_name else name, choice, str(output_dir), windows=windows)
         steps.append(" && ".join(commands) if fmt != "uv" else commands[0])
-    where = "on the CPU" if plan.choice.variant == "cpu" else "on the GPU"
+    where = {"mps": "on the Apple GPU (MPS)", "rocm": "on the AMD GPU"}.get(plan.choice.accelerator or "", "on the CPU" if plan.choice.variant == "cpu" else "on the GPU")
     from .render import gpudoctor_requirement
 
     if gpudoctor_requirement(plan.choice.python):
@@ -245,7 +247,7 @@ def invocation(request: EnvRequest, framework: str) -> str:
         argv += ["--for", os.path.basename(request.snapshot)]
     for gpu in request.gpus:
         argv += ["--gpu", gpu]
-    for flag, value in (("--driver", request.driver), ("--os", request.os), ("--arch", request.arch)):
+    for flag, value in (("--driver", request.driver), ("--os", request.os), ("--arch", request.arch), ("--jetpack", request.jetpack)):
         if value:
             argv += [flag, value]
     if request.cpu:

@@ -29,6 +29,8 @@ class Target:
     # An NVIDIA GPU is known to be there (a driver reports its version, a device is on the bus) but not its compute
     # capability: solve for a CUDA build that fits the driver, and say that its architectures were not checked.
     gpu_unknown: bool = False
+    gfx: tuple[str, ...] = ()  # AMD GPUs' LLVM targets ("gfx1100"): solved on the ROCm route (_solve_rocm)
+    jetpack: str | None = None  # a Jetson's JetPack release ("6.2"): solved on the JetPack route (_solve_jetson)
 
     def wants_gpu_build(self, cpu: bool = False) -> bool:
         """A CUDA build is the goal: an NVIDIA GPU is there (known or implied), no CPU build was asked for, not macOS."""
@@ -50,6 +52,8 @@ class Choice:
     skipped: tuple[str, ...] = ()  # why each newer release (or build) was not chosen, newest first
     env: tuple[tuple[str, str], ...] = ()  # variables the environment needs, e.g. (("LD_LIBRARY_PATH", "$CONDA_PREFIX/lib/"),)
     pins: tuple[str, ...] = ()  # caps on the framework's own dependencies that its metadata lacks, e.g. ("protobuf<3.21",)
+    # what the build runs on besides NVIDIA's CUDA wheels: "rocm" (AMD), "jetson" (JetPack), "mps" (Apple's Metal)
+    accelerator: str | None = None
 
     @property
     def label(self) -> str:

@@ -45,7 +45,9 @@ def solve_tf(matrix: Matrix, target: Target, version: str | None, cpu: bool) -> 
             packages, notes = (f"tensorflow=={exact}",), ()
             if not cpu and target.os == "darwin" and target.arch != "x86_64":
                 packages, why, notes = _with_metal(matrix, exact, py, packages, why)
-            return Choice("tensorflow", exact, "cpu", None, packages, py, None, reasons=(py_reason, why), notes=notes, skipped=skipped), rejects
+            mps = "mps" if any(p.startswith("tensorflow-metal") for p in packages) else None
+            return Choice("tensorflow", exact, "cpu", None, packages, py, None, reasons=(py_reason, why), notes=notes, skipped=skipped,
+                          accelerator=mps), rejects
         choice = _gpu_choice(matrix, target, release, exact, py, py_reason, rejects)
         if choice is not None:
             return choice, rejects

@@ -24,6 +24,8 @@ from typing import TYPE_CHECKING
 from ._solve_core import DEFAULT_PYTHON_CAP, Choice, NoFit, Target, UnknownPinnedRelease, fw_name, quote
 from .driver import DriverVerdict, driver_os, driver_verdict
 from ._solve_jax import solve_jax
+from ._solve_jetson import jetson_capabilities, solve_jetson
+from ._solve_rocm import solve_rocm
 from ._solve_tf import solve_tf
 from ._solve_torch import solve_torch
 from .model import Framework, Matrix, arch_support, try_vtuple, vtuple
@@ -92,7 +94,17 @@ def target_from_facts(facts: "Facts", matrix: Matrix, *, python: str | None = No
         # A driver that implies a GPU and works (no NVML error): its model may be unknown (a pasted nvidia-smi
         # banner), the build it can run is not. A device without a working driver is left to the driver findings.
         gpu_unknown=not ccs and gpu_implied_by_driver(driver) is not None and not (driver and driver.nvml_error),
+        gfx=tuple(g.gfx_target for g in facts.amd_gpus or () if g.gfx_target) if not ccs else (),
+        jetpack=_jetpack(facts, matrix),
     )
+
+
+def _jetpack(facts: "Facts", matrix: Matrix) -> str | None:
+    """The JetPack release of a Jetson snapshot's L4T release (/etc/nv_tegra_release), where jetpack.toml knows it."""
+    jetson = facts.jetson
+    tables = matrix.platform_tables
+    row = tables.jetpack_by_l4t(jetson.l4t) if jetson and jetson.l4t and tables else None
+    return row.jetpack if row else None
 
 
 def solve(matrix: Matrix, target: Target, framework: str, version: str | None = None, cpu: bool = False) -> Choice:
@@ -102,8 +114,10 @@ def solve(matrix: Matrix, target: Target, framework: str, version: str | None = 
         fw = Framework.parse(framework).value
     except ValueError as exc:
         raise NoFit(str(exc)) from None
-    if not cpu:
-        _refuse_jetson(matrix, target, fw)
+    if not cpu and target.gfx:
+        return solve_rocm(matrix, target, fw, version)
+    if not cpu and jetson_capabilities(matrix, target):
+        return solve_jetson(matrix, target, fw, version)
     try:
         return _attempt(matrix, target, fw, version, cpu)
     except UnknownPinnedRelease:
@@ -148,26 +162,6 @@ def _attempt(matrix: Matrix, target: Target, fw: str, version: str | None, cpu: 
     if choice is None:
         raise _no_fit(fw, matrix, target, version, rejects)
     return choice
-
-
-def _refuse_jetson(matrix: Matrix, target: Target, fw: str) -> None:
-    plat = matrix.platforms
-    jetson = [cc for cc in target.compute_capabilities if plat and plat.is_jetson(cc)]
-    if not jetson:
-        return
-    container = plat.jetson_container(fw)
-    raise NoFit(
-        f"gpudoctor cannot target a Jetson module (compute capability {', '.join(jetson)}) with package-index wheels",
-        reasons=(
-            f"a Jetson's GPU is integrated and its CUDA comes with JetPack (L4T): the {fw_name(fw)} wheels on the package "
-            f"indexes are built for discrete GPUs and do not run on it",
-            f"NVIDIA builds {fw_name(fw)} for each JetPack release: {plat.jetson_wheels_url}",
-        ),
-        suggestion=(
-            f"install NVIDIA's {fw_name(fw)} build for your JetPack release (`cat /etc/nv_tegra_release` shows it), or use the "
-            f"{container} container whose rNN.N tag matches that L4T release"
-        ),
-    )
 
 
 def _no_fit(fw: str, matrix: Matrix, target: Target, version: str | None, rejects: list[str]) -> NoFit:

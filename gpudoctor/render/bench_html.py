@@ -15,6 +15,8 @@ table{border-collapse:collapse;width:100%}td,th{padding:.3em .5em;text-align:lef
 .info{border-left-color:#58a;background:#f1f6fb}code{background:#f4f4f4;padding:0 .2em}"""
 
 
+_SEVERITY_CLASSES = frozenset({"ok", "info", "warning", "error"})
+
 def _e(value: object) -> str:
     return escape.html(value)
 
@@ -48,7 +50,8 @@ def to_html(report: BenchReport) -> str:
             out.append(f"<p>{_e(speed.text)}</p>")
         for f in d.findings:
             items = "".join(f"<li>{_e(e)}</li>" for e in f.evidence) + "".join(f"<li>fix: <code>{_e(x)}</code></li>" for x in f.fix)
-            out.append(f'<div class="finding {_e(f.severity)}"><b>{_e(f.severity)}</b> <code>{_e(f.id)}</code> '
+            css = f.severity if f.severity in _SEVERITY_CLASSES else "unknown"  # a class name never comes from input
+            out.append(f'<div class="finding {css}"><b>{_e(f.severity)}</b> <code>{_e(f.id)}</code> '
                        f"{_e(f.title)}<ul>{items}</ul></div>")  # fmt: skip
     out.append("</body></html>")
     return "\n".join(out) + "\n"
