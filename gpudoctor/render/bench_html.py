@@ -17,6 +17,7 @@ table{border-collapse:collapse;width:100%}td,th{padding:.3em .5em;text-align:lef
 
 _SEVERITY_CLASSES = frozenset({"ok", "info", "warning", "error"})
 
+
 def _e(value: object) -> str:
     return escape.html(value)
 
