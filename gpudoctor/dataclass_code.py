@@ -23,7 +23,9 @@ from types import CodeType
 from typing import Any
 
 _HEADER = b"gpudoctor dataclass code\0" + sys.version.encode() + b"\0"
-_MAX_ENTRIES = 4096  # a program that makes classes on the fly must not grow the file without bound
+# A `check` run uses ~250 entries, all commands together a few hundred. Past this many (old releases' methods piling
+# up over upgrades), a run that has to write keeps only the entries it used itself.
+_MAX_ENTRIES = 1000
 
 
 class CodeTable:
@@ -32,6 +34,7 @@ class CodeTable:
     def __init__(self, path: Path | None) -> None:
         self.path = path
         self.codes: dict[str, CodeType] = _read(path) if path is not None else {}
+        self.used: set[str] = set()
         self.added = 0
 
     def exec(self, source: Any, globals: dict[str, Any] | None = None, locals: Any = None) -> None:
@@ -46,17 +49,22 @@ class CodeTable:
         if code is None:
             # dont_inherit: compile as dataclasses.py's own exec() would, with no __future__ flags of this module
             code = compile(source, "<string>", "exec", dont_inherit=True)
-            if len(self.codes) < _MAX_ENTRIES:
-                self.codes[source] = code
-                self.added += 1
+            self.codes[source] = code
+            self.added += 1
+        self.used.add(source)
         exec(code, globals, locals)
 
     def save(self) -> None:
-        if self.added and self.path is not None:
-            from .cachefiles import write_atomic
+        """Write the table back when this run compiled something (never when every method was found)."""
+        if not self.added or self.path is None:
+            return
+        from .cachefiles import write_atomic
 
-            write_atomic(self.path.parent, self.path.name, _HEADER + marshal.dumps(self.codes))
-            self.added = 0
+        codes = self.codes
+        if len(codes) > _MAX_ENTRIES:
+            codes = {text: code for text, code in codes.items() if text in self.used}
+        write_atomic(self.path.parent, self.path.name, _HEADER + marshal.dumps(codes))
+        self.added = 0
 
 
 def install(cache_directory: Path | None) -> CodeTable | None:

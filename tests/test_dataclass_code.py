@@ -13,7 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from gpudoctor.dataclass_code import _HEADER
+from gpudoctor import dataclass_code
+from gpudoctor.dataclass_code import _HEADER, CodeTable
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -131,3 +132,36 @@ def test_the_cli_reports_the_same_with_and_without_the_cache(tmp_path):
     assert table_file(tmp_path).exists()
     assert (cold.returncode, cold.stdout) == (warm.returncode, warm.stdout) == (off.returncode, off.stdout)
     assert json.loads(off.stdout)["findings"] is not None
+
+
+def define(table: CodeTable, name: str) -> object:
+    namespace: dict = {}
+    table.exec(f"def __create_fn__():\n def {name}(self):\n  return {name!r}\n return {name}", {}, namespace)
+    return namespace["__create_fn__"]()
+
+
+def test_a_run_that_finds_every_method_writes_nothing(tmp_path):
+    path = tmp_path / "table.marshal"
+    first = CodeTable(path)
+    assert define(first, "a")(None) == "a"
+    first.save()
+    written = path.stat().st_mtime_ns
+    path.chmod(0o600)
+    second = CodeTable(path)
+    assert define(second, "a")(None) == "a"
+    second.save()
+    assert second.added == 0 and path.stat().st_mtime_ns == written
+
+
+def test_past_the_limit_a_writing_run_keeps_only_what_it_used(tmp_path, monkeypatch):
+    path = tmp_path / "table.marshal"
+    old = CodeTable(path)
+    for name in ("a", "b", "c"):
+        define(old, name)
+    old.save()
+    monkeypatch.setattr(dataclass_code, "_MAX_ENTRIES", 3)
+    run = CodeTable(path)
+    define(run, "a")
+    define(run, "d")  # new: this run writes
+    run.save()
+    assert sorted(text.split("def ")[2].split("(")[0] for text in CodeTable(path).codes) == ["a", "d"]
