@@ -1,7 +1,8 @@
 """Times `gpudoctor check` (and `gpudoctor env`) against `python -m torch.utils.collect_env` on this machine.
 
-Each command runs several times in a fresh process; the medians and the ratio are printed, with the peak RSS of
-`gpudoctor check`. Other doctors join the comparison with --compare "env-doctor check" (a command line each), or all
+Each command runs several times in a fresh process; the medians (wall, and CPU: user + system of the child) and the
+ratio are printed, with the peak RSS of `gpudoctor check` and the load average around the runs: on a shared machine
+compare before/after figures taken at the same load, and read the CPU column, which other jobs hardly move. Other doctors join the comparison with --compare "env-doctor check" (a command line each), or all
 the known ones at once with --peers-bin DIR (the bin/ of a venv where they are installed: env-doctor, cuda-doctor,
 gpu-doctor, mlenvdoctor; give that venv the frameworks too, as a user's would have).
 
@@ -24,15 +25,20 @@ import sys
 import time
 
 
-def time_command(argv: list[str], runs: int) -> tuple[float, int]:
-    """Median wall seconds over ``runs`` (after one warm-up run for the page cache), and the exit code."""
+def time_command(argv: list[str], runs: int) -> tuple[float, float, int]:
+    """Median wall seconds and median CPU seconds (user + system of the child and its own children) over ``runs``
+    (after one warm-up run for the page cache), and the exit code. On a shared machine the wall time moves with the
+    other jobs; the CPU time is what the command itself costs, so before/after comparisons read both."""
     code = subprocess.run(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL).returncode
-    samples = []
+    walls, cpus = [], []
     for _ in range(runs):
+        before = resource.getrusage(resource.RUSAGE_CHILDREN)
         start = time.perf_counter()
         subprocess.run(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        samples.append(time.perf_counter() - start)
-    return statistics.median(samples), code
+        walls.append(time.perf_counter() - start)
+        after = resource.getrusage(resource.RUSAGE_CHILDREN)
+        cpus.append(after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime)
+    return statistics.median(walls), statistics.median(cpus), code
 
 
 def main() -> int:
@@ -57,26 +63,29 @@ def main() -> int:
     if editable:
         print("note: this gpudoctor is an editable install; its import finder slows every start (see --python)\n")
 
-    check_s, check_code = time_command([python, "-m", "gpudoctor", "check"], args.runs)
+    load_before = os.getloadavg()
+    check_s, check_cpu, check_code = time_command([python, "-m", "gpudoctor", "check"], args.runs)
     peak_mib = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024  # only gpudoctor check has run so far
-    env_s, _ = time_command([python, "-m", "gpudoctor", "env", "--framework", "torch", "--gpu", "RTX 4090",
-                             "--driver", "550.54.15", "--json"], args.runs)
-    rows = [("gpudoctor check", check_s, check_code), ("gpudoctor env (described RTX 4090)", env_s, 0)]
+    env_s, env_cpu, _ = time_command([python, "-m", "gpudoctor", "env", "--framework", "torch", "--gpu", "RTX 4090",
+                                      "--driver", "550.54.15", "--json"], args.runs)
+    rows = [("gpudoctor check", check_s, check_cpu, check_code), ("gpudoctor env (described RTX 4090)", env_s, env_cpu, 0)]
     # collect_env needs torch: it runs with the interpreter running this script (give it one that has torch)
-    collect_s, collect_code = time_command([sys.executable, "-m", "torch.utils.collect_env"], max(3, args.runs // 2))
-    rows.append(("python -m torch.utils.collect_env", collect_s, collect_code))
+    collect_s, collect_cpu, collect_code = time_command([sys.executable, "-m", "torch.utils.collect_env"],
+                                                        max(3, args.runs // 2))
+    rows.append(("python -m torch.utils.collect_env", collect_s, collect_cpu, collect_code))
     for command in args.compare:
-        seconds, code = time_command(shlex.split(command), max(3, args.runs // 2))
-        rows.append((command, seconds, code))
+        seconds, cpu, code = time_command(shlex.split(command), max(3, args.runs // 2))
+        rows.append((command, seconds, cpu, code))
 
-    print(f"{'command':45} {'median wall':>12} {'exit':>5}")
-    for name, seconds, code in rows:
-        print(f"{name:45} {seconds * 1000:>9.0f} ms {code:>5}")
-    print(f"\npeak RSS of gpudoctor check: {peak_mib:.0f} MiB")
+    print(f"{'command':45} {'median wall':>12} {'median CPU':>11} {'exit':>5}")
+    for name, seconds, cpu, code in rows:
+        print(f"{name:45} {seconds * 1000:>9.0f} ms {cpu * 1000:>8.0f} ms {code:>5}")
+    print(f"\nload average (1 min) before: {load_before[0]:.2f}, after: {os.getloadavg()[0]:.2f} on {os.cpu_count()} CPUs")
+    print(f"peak RSS of gpudoctor check: {peak_mib:.0f} MiB")
     print(f"collect_env / gpudoctor check: {collect_s / check_s:.1f}x")
-    for command, seconds, _ in rows[3:]:
+    for command, seconds, _, _ in rows[3:]:
         print(f"{command} / gpudoctor check: {seconds / check_s:.1f}x")
-    peers = [seconds for _, seconds, _ in rows[2:]]
+    peers = [seconds for _, seconds, _, _ in rows[2:]]
     fastest = min(peers)
     print(f"\ngoal: check <= 100 ms: {check_s * 1000:.0f} ms; >= 25x the fastest peer: {fastest / check_s:.1f}x; "
           f"peak RSS <= 30 MiB: {peak_mib:.0f} MiB")

@@ -134,9 +134,9 @@ def _render(report, as_json: bool, markdown: bool, as_html: bool) -> str:
 
         return render_fleet_html(report)
     from ..render.fleet_text import plain, render_fleet_text
-    from .check_cmd import _colour_wanted, _terminal_style
+    from .check_run import _colour_wanted, _terminal_style
 
-    return render_fleet_text(report, _terminal_style() if _colour_wanted() else plain)
+    return render_fleet_text(report, _terminal_style if _colour_wanted() else plain)
 
 
 def _write(path: Path, text: str, force: bool) -> None:

@@ -44,7 +44,8 @@ def _value(d: DeviceResult, name: str) -> tuple[str, str]:
     if m.value is None:
         return ("failed", safe(m.error or "")) if m.error else ("n/a", safe(m.skipped or ""))
     judged = next((j for j in d.judged if j.name == name), None)
-    ratio = f"{judged.ratio:.0%} of {quantity(judged.peak, m.unit)}" if judged and judged.ratio is not None else ""
+    ratio = (f"{judged.ratio:.0%} of {quantity(judged.peak, m.unit)}"
+             if judged and judged.ratio is not None and judged.peak is not None else "")  # a saved file may lack either
     return quantity(m.value, m.unit), ratio or safe(m.detail)
 
 
