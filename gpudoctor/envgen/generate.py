@@ -123,6 +123,7 @@ def generate(request: EnvRequest, matrix: Any, probe: Callable[[], Any] | None =
         warnings=warnings,
         docker_image=plan.docker_image,
         docker_pip_upgrade=plan.docker_pip_upgrade,
+        docker_conda_prefix=plan.docker_conda_prefix,
         docker_name=docker_name,
     )
     texts = render_files(fileset, plan.formats)

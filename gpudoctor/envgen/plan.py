@@ -5,7 +5,9 @@ a native-Windows or macOS target it gets its own Choice, solved for Linux with t
 Desktop runs Linux containers in WSL2, where the Windows driver serves the GPU; on a Mac its Linux VM has no NVIDIA
 GPU and the CPU architecture of the Mac). A build that loads CUDA and cuDNN from the system (TensorFlow before
 `and-cuda`: its conda route, or a release with no conda recipe) gets a real nvidia/cuda cuDNN runtime image of that
-CUDA and a Python from the image's own apt archive.
+CUDA and a Python from the image's own apt archive, when NVIDIA still serves one ("available" in platforms.toml);
+else a conda-route build gets the conda base image with CUDA and cuDNN from conda-forge, and a system-route build
+gets no Dockerfile (no source of its CUDA remains).
 """
 
 from __future__ import annotations
@@ -27,6 +29,7 @@ class EnvPlan:
     skipped: tuple[tuple[str, str], ...] = ()  # (format, why it was not written)
     docker_image: str | None = None  # the FROM image; None = python:X-slim
     docker_pip_upgrade: str | None = None  # the image's apt pip is too old: upgrade to this requirement first
+    docker_conda_prefix: str | None = None  # the FROM image is the conda base (platforms.toml conda_image): its prefix
 
 
 def expand_formats(formats: Iterable[str]) -> tuple[str, ...]:
@@ -75,17 +78,46 @@ def make_plan(
     docker_target = docker_target_for(target)
     try:
         docker_choice = choice if docker_target == target else solve(matrix, docker_target, framework, version, cpu=cpu)
-        image = None
-        if docker_choice.conda_packages or docker_choice.variant.endswith("-system"):
+        image = conda = None
+        if (docker_choice.conda_packages or docker_choice.variant.endswith("-system")) and _has_live_cuda_image(matrix, docker_choice):
             docker_choice, image = _system_cuda_container(matrix, docker_target, docker_choice, framework, version)
+        elif docker_choice.conda_packages or docker_choice.variant.endswith("-system"):
+            docker_choice, conda = _conda_container(matrix, docker_choice)
     except NoFit as exc:
         if formats == ("docker",):
             raise
         why = "; ".join(exc.reasons) or str(exc)
         kept = tuple(fmt for fmt in formats if fmt != "docker")
         return EnvPlan(target, choice, kept, docker_target, None, (("docker", f"no build fits a Linux container: {why}"),))
-    return EnvPlan(target, choice, formats, docker_target, docker_choice, docker_image=image.image if image else None,
-                docker_pip_upgrade=image.pip_upgrade if image else None)
+    return EnvPlan(target, choice, formats, docker_target, docker_choice, docker_image=(image or conda).image if image or conda else None,
+                   docker_pip_upgrade=image.pip_upgrade if image else None, docker_conda_prefix=conda.prefix if conda else None)
+
+
+def _has_live_cuda_image(matrix: Any, choice: Any) -> bool:
+    return bool(matrix.platforms and choice.cuda and matrix.platforms.live_cuda_image(choice.cuda))
+
+
+def _conda_container(matrix: Any, choice: Any) -> tuple[Any, Any]:
+    """A build whose CUDA has no available nvidia/cuda image: the conda base image, with CUDA and cuDNN from conda-forge
+    as environment.yml has them (the driver's libcuda comes in through the NVIDIA Container Toolkit). A build with no
+    conda recipe (CUDA 9.0: conda-forge has none) has no source of its CUDA left: NoFit, with why."""
+    from gpudoctor.matrix.solver import NoFit
+
+    plat = matrix.platforms
+    deleted = plat.cuda_image(choice.cuda) if plat else None
+    gone = (f"NVIDIA deleted {deleted.image} from Docker Hub and nvcr.io ({deleted.status_seen}, its container support policy)"
+            if deleted else f"gpudoctor knows no nvidia/cuda image with CUDA {choice.cuda} and cuDNN")
+    conda = plat.live_conda_image() if plat else None
+    if not choice.conda_packages:
+        raise NoFit(f"{gone}, and conda-forge has no CUDA {choice.cuda} build: no base image can give {choice.label} its CUDA")
+    if conda is None:
+        raise NoFit(f"{gone}, and gpudoctor knows no available conda base image (matrices/platforms.toml conda_image)")
+    env = tuple((key, value.replace("$CONDA_PREFIX", conda.prefix)) for key, value in choice.env)
+    note = (f"{gone}: the container starts from {conda.image} and takes CUDA {choice.cuda} and cuDNN from conda-forge "
+            f"({', '.join(choice.conda_packages)}), as environment.yml does, with {'; '.join(f'{k}={v}' for k, v in env)} set in the "
+            "image; `docker run --gpus all` brings the driver")
+    notes = tuple(n for n in choice.notes if "LD_LIBRARY_PATH" not in n)
+    return dataclasses.replace(choice, env=env, notes=(*notes, note)), conda
 
 
 def _system_cuda_container(matrix: Any, target: Any, choice: Any, framework: str, version: str | None) -> tuple[Any, Any]:

@@ -54,6 +54,7 @@ class FileSet:
     docker_image: str | None = None  # the Dockerfile's FROM image when the build needs system CUDA (None: python:X-slim)
     docker_name: str | None = None  # the image name (default: named after what the Dockerfile installs)
     docker_pip_upgrade: str | None = None  # upgrade the base image's apt pip to this requirement first ("pip<21")
+    docker_conda_prefix: str | None = None  # docker_image is the conda base: CUDA from conda-forge into this prefix
 
 
 from .own_install import gpudoctor_requirement  # noqa: E402 - placed where the rule used to be
@@ -133,6 +134,9 @@ def requirement_names(requirements: Iterable[str]) -> list[str]:
 def context(fileset: FileSet, fmt: str, choice: Any | None = None) -> dict[str, Any]:
     choice = choice if choice is not None else fileset.choice
     base_image = fileset.docker_image if fmt == "docker" and fileset.docker_image else None
+    conda_prefix = fileset.docker_conda_prefix if base_image else None
+    apt = bool(base_image) and not conda_prefix  # an nvidia/cuda image: Python from its Ubuntu
+    python_cmd = f"{conda_prefix}/bin/python" if conda_prefix else f"python{choice.python}" if apt else "python"
     # A build that loads CUDA from conda packages or the system uses no GPU in a slim image, which has neither
     cuda_missing = fmt == "docker" and not base_image and _is_gpu_build(choice) and _cuda_outside_pip(choice)
     gpu = _is_gpu_build(choice) and not cuda_missing
@@ -145,9 +149,11 @@ def context(fileset: FileSet, fmt: str, choice: Any | None = None) -> dict[str, 
     return {
         "own_requirement": shlex.quote(own) if own else None,
         "base_image": base_image or f"python:{choice.python}-slim",
-        "apt_python": f"python{choice.python}" if base_image else None,
-        "pip_upgrade": shlex.quote(fileset.docker_pip_upgrade) if base_image and fileset.docker_pip_upgrade else None,
-        "python_cmd": f"python{choice.python}" if base_image else "python",
+        "apt_python": f"python{choice.python}" if apt else None,
+        "pip_upgrade": shlex.quote(fileset.docker_pip_upgrade) if apt and fileset.docker_pip_upgrade else None,
+        "python_cmd": python_cmd,
+        "conda_prefix": conda_prefix,
+        "conda_install": " ".join(shlex.quote(spec) for spec in (f"python={choice.python}", "pip", *choice.conda_packages)),
         "env_vars": [f"{key}={value}" for key, value in getattr(choice, "env", ())],
         "gpudoctor_version": __version__,
         "header": header_lines(fileset, choice, FILENAMES[fmt]),
@@ -173,10 +179,10 @@ def context(fileset: FileSet, fmt: str, choice: Any | None = None) -> dict[str, 
         "channels": list(CONDA_CHANNELS),
         "conda_dependencies": [f"python={choice.python}", "pip", *choice.conda_packages],
         "docker_pip_lines": docker_lines,
-        "docker_needs_system_cuda": bool(base_image),
+        "docker_needs_system_cuda": apt,
         "smoke_shell": f"python -c {shlex.quote(_smoke(choice))}",
         "rocm_devices": ROCM_DEVICES,
-        "smoke_command": json.dumps([f"python{choice.python}" if base_image else "python", "-c", _smoke(choice)]),
+        "smoke_command": json.dumps([python_cmd, "-c", _smoke(choice)]),
     }
 
 

@@ -130,7 +130,7 @@ def _system_choice(matrix: Matrix, release: TfRelease, exact: str, py: str, pack
     """A release whose CUDA has no conda-forge build: the GPU wheel, and CUDA / cuDNN from the system (or the Dockerfile's
     nvidia/cuda image)."""
     plat = matrix.platforms
-    image = plat.cuda_image(release.cuda) if plat else None
+    image = plat.live_cuda_image(release.cuda) if plat else None  # a deleted image is never suggested
     cudnn_major = vtuple(release.cudnn)[0]
     reasons.append(
         f"tensorflow {exact} has no `and-cuda` extra and conda-forge has no CUDA {release.cuda} build: `{release.package}` loads CUDA {release.cuda} "

@@ -25,6 +25,28 @@ class CudaImage:
     python: str  # the image's own python3
     apt_pythons: tuple[str, ...]  # Pythons its apt archive installs
     pip_upgrade: str | None = None  # the pip requirement to upgrade the image's old apt pip to first ("pip<21")
+    status: str = "unconfirmed"  # "available" (seen in a dated source) / "deleted" (removed from the registry)
+    status_seen: str = ""  # the date of the source that says so
+    status_sources: tuple[str, ...] = ()
+
+    @property
+    def available(self) -> bool:
+        return self.status == "available"
+
+
+@dataclass(frozen=True)
+class CondaImage:
+    """The Dockerfile base of a conda-route build whose CUDA has no available nvidia/cuda image: conda-forge gives CUDA."""
+
+    image: str  # "mambaorg/micromamba:2.3.2"
+    prefix: str  # its base environment ("/opt/conda")
+    status: str = "unconfirmed"
+    status_seen: str = ""
+    status_sources: tuple[str, ...] = ()
+
+    @property
+    def available(self) -> bool:
+        return self.status == "available"
 
 
 @dataclass(frozen=True)
@@ -56,6 +78,7 @@ class Platforms:
     tf_linux_unavailable: tuple[str, ...] = ()  # series whose GPU build no route gpudoctor writes can install
     tf_linux_unavailable_why: str = ""  # why, with {cudnn_major}
     sources: tuple[str, ...] = ()
+    conda_image: CondaImage | None = None
 
     def aarch64_only(self, gpu_name: str) -> bool:
         word = gpu_name.strip().upper().replace("NVIDIA ", "")
@@ -64,6 +87,14 @@ class Platforms:
     def cuda_image(self, cuda: str) -> CudaImage | None:
         want = series(cuda)
         return next((i for i in self.cuda_images if series(i.cuda) == want), None)
+
+    def live_cuda_image(self, cuda: str) -> CudaImage | None:
+        """The nvidia/cuda image of this CUDA series that a Dockerfile may start from (None when it was deleted)."""
+        image = self.cuda_image(cuda)
+        return image if image is not None and image.available else None
+
+    def live_conda_image(self) -> CondaImage | None:
+        return self.conda_image if self.conda_image is not None and self.conda_image.available else None
 
     def tf_recipe(self, release_series: str) -> TfCondaRecipe | None:
         return next((r for r in self.tf_linux_conda if release_series in r.series), None)
@@ -98,7 +129,7 @@ def load_platforms(directory: Path, tomllib: Any) -> Platforms:
         images = tuple(
             CudaImage(
                 _v(t["cuda"]), str(t["cudnn"]), str(t["image"]), _v(t["python"]), tuple(_v(p) for p in t["apt_pythons"]),
-                str(t["pip_upgrade"]) if "pip_upgrade" in t else None,
+                str(t["pip_upgrade"]) if "pip_upgrade" in t else None, *_status(t),
             )
             for t in doc.get("cuda_image", ())
         )
@@ -126,11 +157,27 @@ def load_platforms(directory: Path, tomllib: Any) -> Platforms:
             tf_linux_unavailable_why=str(doc.get("tf_linux_unavailable", {}).get("why", "")),
             aarch64_gpu_prefixes=tuple(map(str, doc.get("aarch64", {}).get("gpu_prefixes", ()))),
             sources=tuple(map(str, doc.get("sources", ()))),
+            conda_image=CondaImage(str(doc["conda_image"]["image"]), str(doc["conda_image"]["prefix"]), *_status(doc["conda_image"]))
+            if "conda_image" in doc else None,
         )
     except KeyError as exc:
         raise MatrixError(f"matrices/{FILE}: key {exc.args[0]!r} missing") from None
     except (TypeError, ValueError) as exc:
         raise MatrixError(f"matrices/{FILE}: {exc}") from None
+
+
+STATUSES = ("available", "deleted", "unconfirmed")
+
+
+def _status(table: dict) -> tuple[str, str, tuple[str, ...]]:
+    """A base image row's (status, status_seen, status_sources); every row must say it, with a source."""
+    status = str(table["status"])
+    if status not in STATUSES:
+        raise ValueError(f"image {table.get('image')!r}: status {status!r} is not one of {', '.join(STATUSES)}")
+    sources = tuple(map(str, table["status_sources"]))
+    if not sources:
+        raise ValueError(f"image {table.get('image')!r}: status_sources is empty")
+    return status, str(table["status_seen"]), sources
 
 
 def _v(text: Any) -> str:

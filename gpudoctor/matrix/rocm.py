@@ -43,6 +43,8 @@ class RocmImage:
     image: str  # "rocm/dev-ubuntu-22.04:6.4.4"
     python: str  # the image's apt python3
     sources: tuple[str, ...]
+    status: str = "unconfirmed"  # "available" (seen in a dated source) / "deleted" / "unconfirmed"
+    status_seen: str = ""
 
 
 @dataclass(frozen=True)
@@ -56,7 +58,8 @@ class RocmTable:
     images: tuple[RocmImage, ...] = ()  # base images for the ROCm route's Dockerfile
 
     def image_for(self, rocm: str) -> RocmImage | None:
-        return next((i for i in self.images if i.rocm == _minor(rocm)), None)
+        """The base image a Dockerfile may start from: only an "available" one."""
+        return next((i for i in self.images if i.rocm == _minor(rocm) and i.status == "available"), None)
 
     def for_torch(self, series: str) -> RocmWheel | None:
         return next((w for w in self.wheels if w.torch == series), None)
@@ -118,11 +121,18 @@ def load_rocm(directory: Path, tomllib: Any) -> RocmTable | None:
     gpus = tuple(AmdGpuModel(t.strs("names"), _gfx(t, "gfx")) for t in gpus_doc.tables("gpu"))
     gpus_doc.urls("sources", required=True)
     images = tuple(
-        RocmImage(t.version("rocm"), t.str("image"), t.version("python"), t.urls("sources", required=True))
+        RocmImage(t.version("rocm"), t.str("image"), t.version("python"), t.urls("sources", required=True), _image_status(t), t.date("status_seen"))
         for t in (top.tables("image") if top.has("image") else ())
     )
     return RocmTable(wheels, gpus, top.str("index_url"), top.str("override_docs"), top.urls("sources", required=True),
                      min(top.date("reviewed"), gpus_doc.date("reviewed")), images)
+
+
+def _image_status(t: Reader) -> str:
+    status = t.str("status")
+    if status not in ("available", "deleted", "unconfirmed"):
+        raise t.fail("status", f"{status!r} is not available, deleted or unconfirmed")
+    return status
 
 
 def _wheel(t: Reader) -> RocmWheel:

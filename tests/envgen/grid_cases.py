@@ -5,8 +5,7 @@ from __future__ import annotations
 
 CU118_IMG = "nvidia/cuda:11.8.0-cudnn8-runtime-ubuntu22.04"
 CU112_IMG = "nvidia/cuda:11.2.2-cudnn8-runtime-ubuntu20.04"
-CU100_IMG = "nvidia/cuda:10.0-cudnn7-runtime-ubuntu18.04"
-CU101_IMG = "nvidia/cuda:10.1-cudnn7-runtime-ubuntu18.04"
+CONDA_IMG = "mambaorg/micromamba:2.3.2"  # CUDA 10.0 / 10.1: NVIDIA deleted their nvidia/cuda images in 2023
 TV = {"2.14.1": "torchvision==0.29.1", "2.7.1": "torchvision==0.22.1", "2.0.1": "torchvision==0.15.2", "1.13.1": "torchvision==0.14.1"}
 
 
@@ -27,15 +26,15 @@ def more_cases(Case):  # noqa: N803 - the dataclass is passed in to keep one def
         tf("k40-r470-tf-2.10", ("Tesla K40",), "470.82.01", "2.10.1", "cuda-11.2-conda", ("tensorflow==2.10.1",), pin="2.10",
            conda_packages=("cudatoolkit=11.2", "cudnn=8.1.0"), docker=("2.10.1", "cuda-11.2-system"), docker_image=CU112_IMG,
            says=("LD_LIBRARY_PATH=$CONDA_PREFIX/lib/",)),
-        # TF 1.x / 2.0-2.3 pinned: CUDA 10.0 / 10.1 and cuDNN 7.6 from conda-forge, the nvidia/cuda cuDNN 7 image
+        # TF 1.x / 2.0-2.3 pinned: CUDA 10.0 / 10.1 and cuDNN 7.6 from conda-forge, in the environment and in the container
         tf("gtx1080ti-r418-tf-1.14", ("GeForce GTX 1080 Ti",), "418.87.00", "1.14.0", "cuda-10.0-conda", ("tensorflow-gpu==1.14.0",), pin="1.14",
-           want_python="3.7", conda_packages=("cudatoolkit=10.0", "cudnn=7.6.5"), docker=("1.14.0", "cuda-10.0-system"), docker_image=CU100_IMG,
+           want_python="3.7", conda_packages=("cudatoolkit=10.0", "cudnn=7.6.5"), docker=("1.14.0", "cuda-10.0-conda"), docker_image=CONDA_IMG,
            says=("LD_LIBRARY_PATH=$CONDA_PREFIX/lib/", "tensorflow-gpu", "protobuf<3.21 pinned")),
         tf("v100-r410-tf-1.15", ("Tesla V100",), "410.48", "1.15.5", "cuda-10.0-conda", ("tensorflow-gpu==1.15.5",), pin="1.15",
-           conda_packages=("cudatoolkit=10.0", "cudnn=7.6.5"), docker=("1.15.5", "cuda-10.0-system"), docker_image=CU100_IMG,
+           conda_packages=("cudatoolkit=10.0", "cudnn=7.6.5"), docker=("1.15.5", "cuda-10.0-conda"), docker_image=CONDA_IMG,
            says=("driver 410.48 supports CUDA 10.0",)),
         tf("rtx2080ti-r440-tf-2.3", ("GeForce RTX 2080 Ti",), "440.33.01", "2.3.4", "cuda-10.1-conda", ("tensorflow==2.3.4",), pin="2.3",
-           conda_packages=("cudatoolkit=10.1", "cudnn=7.6.5"), docker=("2.3.4", "cuda-10.1-system"), docker_image=CU101_IMG,
+           conda_packages=("cudatoolkit=10.1", "cudnn=7.6.5"), docker=("2.3.4", "cuda-10.1-conda"), docker_image=CONDA_IMG,
            says=("libcudnn7=7.6.4.38-1+cuda10.1",)),
         # Maxwell
         torch("gtx980-r535-torch", ("GeForce GTX 980",), "535.104.05", "2.14.1", "cu126",

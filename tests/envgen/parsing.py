@@ -57,7 +57,7 @@ def dockerfile_pip(text: str) -> tuple[list[str], list[Requirement], str]:
     args = []
     for run in runs:  # the framework, then gpudoctor itself
         argv = shlex.split(run)
-        assert argv[0].startswith("python") and argv[1:4] == ["-m", "pip", "install"], argv
+        assert Path(argv[0]).name.startswith("python") and argv[1:4] == ["-m", "pip", "install"], argv
         args += argv[4:]
     options: list[str] = []
     requirements: list[Requirement] = []
@@ -145,7 +145,8 @@ def assert_files_mean(files: dict[str, str], choice, docker_choice=None, name=No
         assert image == (docker_image or f"python:{docker.python}-slim")
         assert options == ([f"--index-url {docker.index_url}"] if docker.index_url else [])
         assert pins(requirements) == pins([Requirement(p) for p in (*docker.packages, *docker.pins, *own(docker))])
-        gpu = dockerfile_uses_gpu(image, options, requirements)
+        assert base_image_status(image) == "available", f"Dockerfile FROM {image}: {base_image_status(image)}"
+        gpu = dockerfile_uses_gpu(image, options, requirements, conda_packages(files["Dockerfile"]))
         assert ("docker run --gpus all" in files["Dockerfile"]) == gpu
         assert ("NVIDIA Container Toolkit" in files["Dockerfile"]) == gpu
         if docker is choice and "requirements.txt" in files:  # the same pins as requirements.txt
@@ -169,11 +170,37 @@ MATRICES = Path(__file__).resolve().parents[2] / "matrices"
 TORCH_INDEX = re.compile(r"--index-url https://download\.pytorch\.org/whl/(cu\d+|cpu)$")
 
 
-def dockerfile_uses_gpu(image: str, options: list[str], requirements: list[Requirement]) -> bool:
+def base_image_status(image: str) -> str:
+    """A Dockerfile's FROM image -> its status in matrices/ ("available", "deleted", ...), read from the TOML files
+    themselves: every nvidia/cuda, conda and ROCm base image must be a row there. python:X-slim (Docker's official
+    Python images, whose tags are kept after the Python's end of life) is the one base with no row."""
+    if re.fullmatch(r"python:\d+\.\d+-slim", image):
+        return "available"
+    platforms = toml_reader.loads((MATRICES / "platforms.toml").read_text())
+    rows = [*platforms["cuda_image"], platforms["conda_image"], *toml_reader.loads((MATRICES / "rocm.toml").read_text())["image"]]
+    statuses = [row["status"] for row in rows if row["image"] == image]
+    return statuses[0] if statuses else "not in matrices/"
+
+
+def conda_packages(dockerfile: str) -> list[str]:
+    """The conda specs a Dockerfile's `micromamba install` line installs ([] when it has none)."""
+    text = dockerfile.replace("\\\n", " ")
+    lines = [line for line in text.splitlines() if line.startswith("RUN micromamba install ")]
+    assert len(lines) <= 1, lines
+    if not lines:
+        return []
+    argv = shlex.split(lines[0][len("RUN "):].split("&&")[0])
+    return [a for a in argv[2:] if not a.startswith("-") and argv[argv.index(a) - 1] not in ("-n", "-c")]
+
+
+def dockerfile_uses_gpu(image: str, options: list[str], requirements: list[Requirement], conda: list[str] = ()) -> bool:
     """Whether a Dockerfile's environment can use an NVIDIA GPU, read from what it installs, not from the plan: an
     nvidia/cuda base image (its tag one of matrices/platforms.toml's cuda_image rows, the system CUDA the wheel loads),
     a PyTorch index of a CUDA variant, TensorFlow's CUDA distributions (`tensorflow[and-cuda]`, `tensorflow-gpu`), or
-    the package-index torch whose default Linux wheel (torch.toml `default_linux`, read from the wheel) is a CUDA one."""
+    the package-index torch whose default Linux wheel (torch.toml `default_linux`, read from the wheel) is a CUDA one,
+    or a conda base image whose `micromamba install` puts conda-forge's cudatoolkit in (``conda``)."""
+    if any(spec.split("=")[0] == "cudatoolkit" for spec in conda):
+        return True
     if image.startswith("nvidia/cuda:"):
         images = {row["image"] for row in toml_reader.loads((MATRICES / "platforms.toml").read_text())["cuda_image"]}
         assert image in images, f"{image} is not an nvidia/cuda image the matrix lists"

@@ -337,7 +337,8 @@ def test_failed_write_leaves_no_empty_directory(tmp_path):
 
 def test_tf_114_writes_a_python_37_cuda_100_environment_that_parses(tmp_path):
     """Issue 10: a pinned TF 1.14 gets tensorflow-gpu 1.14.0 on Python 3.7 with CUDA 10.0 / cuDNN 7.x from conda-forge,
-    the loader path, and a Dockerfile on the CUDA 10.0 cuDNN 7 image."""
+    the loader path, and a Dockerfile that takes the same CUDA / cuDNN from conda-forge on a conda base image (NVIDIA
+    deleted the nvidia/cuda:10.0 images in 2023)."""
     result = run("--framework", "tf", "--framework-version", "1.14", "--gpu", "GTX 1080 Ti", "--driver", "418.87.00", "-o", str(tmp_path))
     assert result.exit_code == 0, result.output + result.stderr
     env = parsing.environment_yml((tmp_path / "environment.yml").read_text())
@@ -350,9 +351,12 @@ def test_tf_114_writes_a_python_37_cuda_100_environment_that_parses(tmp_path):
     _, requirements = parsing.requirements_file((tmp_path / "requirements.txt").read_text())
     assert parsing.pins(requirements)["tensorflow-gpu"] == "1.14.0"
     assert "conda install -c conda-forge cudatoolkit=10.0" in (tmp_path / "requirements.txt").read_text()
-    _, in_docker, image = parsing.dockerfile_pip((tmp_path / "Dockerfile").read_text())
-    assert image.startswith("nvidia/cuda:10.0-cudnn7-") and parsing.pins(in_docker)["tensorflow-gpu"] == "1.14.0"
-    assert "python3.7 -m pip install" in (tmp_path / "Dockerfile").read_text()
+    dockerfile = (tmp_path / "Dockerfile").read_text()
+    _, in_docker, image = parsing.dockerfile_pip(dockerfile)
+    assert image.startswith("mambaorg/micromamba:") and parsing.base_image_status(image) == "available"
+    assert parsing.pins(in_docker)["tensorflow-gpu"] == "1.14.0"
+    assert parsing.conda_packages(dockerfile) == ["python=3.7", "pip", *deps[2:]]  # environment.yml's own list
+    assert "ENV LD_LIBRARY_PATH=/opt/conda/lib/\n" in dockerfile and "/opt/conda/bin/python -m pip install" in dockerfile
     uv = parsing.uv_pyproject((tmp_path / "pyproject-uv.toml").read_text())
     if uv is not None:
         assert uv["project"]["requires-python"] == "==3.7.*"

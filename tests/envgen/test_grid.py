@@ -163,7 +163,7 @@ def test_every_template_renders_and_parses(matrix, case):
     assert plan.docker_image == case.docker_image
     fileset = FileSet(
         plan.choice, default_env_name(plan.choice), summarize_target(plan.target, case.gpus), docker_choice=plan.docker_choice,
-        docker_image=plan.docker_image, docker_pip_upgrade=plan.docker_pip_upgrade,
+        docker_image=plan.docker_image, docker_pip_upgrade=plan.docker_pip_upgrade, docker_conda_prefix=plan.docker_conda_prefix,
     )
     files = render_files(fileset, plan.formats)
     assert list(files) == [FILENAMES[f] for f in FORMATS]
