@@ -83,12 +83,17 @@ class PlatformTables:
         return next((r for r in self.jetpack if vtuple(r.l4t) + (0,) * (3 - len(vtuple(r.l4t))) == padded[:3]), None)
 
     def jetpack_release(self, version: str) -> JetpackRelease | None:
-        """A JetPack release by its own number ("6.2", "5.1.2"); "6" is the newest 6.x."""
+        """A JetPack release by its own number ("6.2", "5.1.2"); "6" is the newest 6.x.
+
+        Only a bare major is a series: "4.6" and "5.1" are releases of their own (L4T 32.6.1, 35.2.1), so a
+        two-part number that is not in the table is unknown rather than answered with 4.6.1's or 5.1.2's row."""
         want = try_vtuple(version.strip().lower().lstrip("r").replace("jetpack", "").strip())
         if not want:
             return None
         exact = next((r for r in self.jetpack if vtuple(r.jetpack) == want), None)
-        return exact or next((r for r in self.jetpack if vtuple(r.jetpack)[: len(want)] == want), None)
+        if exact or len(want) > 1:
+            return exact
+        return next((r for r in self.jetpack if vtuple(r.jetpack)[:1] == want), None)
 
 
 def load_platform_tables(directory: Path, tomllib: Any) -> PlatformTables:

@@ -29,6 +29,23 @@ def test_jetpack_lookup_by_release_and_by_l4t():
     assert all(r.sources and r.cuda for r in T.jetpack)
 
 
+
+@pytest.mark.parametrize("release, l4t", [
+    ("4.6", "32.6.1"), ("4.6.1", "32.7.1"), ("5.1", "35.2.1"), ("5.1.2", "35.4.1"), ("4.5", "32.5.0"), ("4.4.1", "32.4.4"),
+])
+def test_a_two_part_jetpack_is_its_own_release_not_the_newest_patch(release, l4t):
+    # Held-out check: `matrix jetpack 4.6` answered with 4.6.1's row (L4T 32.7.1); JetPack 4.6 is L4T R32.6.1
+    # (NVIDIA's TF-for-Jetson release notes, "PyTorch for Jetson" forum thread).
+    assert T.jetpack_release(release).l4t == l4t
+    assert T.jetpack_by_l4t(l4t).jetpack == release
+
+
+def test_a_two_part_jetpack_missing_from_the_table_is_unknown():
+    assert T.jetpack_release("5.0") is None  # JetPack 5.0 (L4T 34.1) is not a row: no 5.0.x answer in its place
+    assert T.jetpack_release("5").jetpack == "5.1.2"  # a bare major still means the newest of that series
+    result = CliRunner().invoke(main, ["matrix", "jetpack", "5.0"])
+    assert result.exit_code == 2 and "4.6 (L4T 32.6.1)" in result.output
+
 def test_metal_table_covers_each_tensorflow_once():
     for tf in ("2.5.0", "2.9.2", "2.13.1", "2.14.0", "2.17.1", "2.18.0", "2.20.0"):
         assert T.apple.metal_for_tf(tf) is not None, tf
