@@ -130,3 +130,21 @@ def test_the_duplicate_scan_sees_a_violation(tmp_path):
     (tmp_path / "verify" / "plan.py").write_text("import x\n\nclass Plan:\n    pass\n")
     assert duplicates(tmp_path) == ({"Plan": ["envgen/plan.py:1", "verify/plan.py:3"]},
                                     {"plan": ["envgen/plan.py", "verify/plan.py"]})
+
+
+def test_every_module_imports():
+    """A module renamed or moved leaves no stale import behind (pyflakes does not see a missing module, and the child
+    processes that import these only run in the slow tests). A framework that is not installed is not an error here."""
+    import importlib
+
+    failures = []
+    for path in sorted(PACKAGE.rglob("*.py")):
+        name = ".".join(path.relative_to(PACKAGE.parent).with_suffix("").parts).removesuffix(".__init__")
+        try:
+            importlib.import_module(name)
+        except ModuleNotFoundError as exc:
+            if (exc.name or "").startswith("gpudoctor"):
+                failures.append(f"{name}: {exc}")
+        except Exception as exc:  # noqa: BLE001 - any other import-time failure is a defect of that module
+            failures.append(f"{name}: {type(exc).__name__}: {exc}")
+    assert failures == []

@@ -13,7 +13,7 @@ from gpudoctor.verify.jax_cases import device as dev
 from gpudoctor.verify.jax_cases import models
 from gpudoctor.verify.jax_cases.training import PLANS, TRANSFER_SIZE, PlacementLog, cross_entropy, evaluate, pretrain, train
 from gpudoctor.verify.model import CaseRequest, SmokeCheck, SmokeStatus
-from gpudoctor.verify.plan import Progress, training_summary
+from gpudoctor.verify.training_plan import Progress, training_summary
 
 
 def _make(test: str, request: CaseRequest, device, notes: list[str], out: dict[str, Any], progress: Progress):

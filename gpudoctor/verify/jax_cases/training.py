@@ -14,14 +14,14 @@ import numpy as np
 from gpudoctor.verify import assess, data
 from gpudoctor.verify.jax_cases import models
 from gpudoctor.verify.jax_cases.device import on
-from gpudoctor.verify.plan import Plan, Progress
+from gpudoctor.verify.training_plan import Progress, TrainingPlan
 
 PLANS = {
-    "cnn": Plan(steps=40, batch=64, lr=2e-3, eval_n=512, target=assess.LearnTarget(min_drop=0.5, min_accuracy=0.6)),
-    "lstm": Plan(steps=60, batch=64, lr=1e-2, eval_n=512, target=assess.LearnTarget(min_drop=0.3, min_accuracy=0.3)),
-    "transfer": Plan(steps=80, batch=32, lr=2e-2, eval_n=256, target=assess.LearnTarget(min_drop=0.3, min_accuracy=0.5), cosine=True),
+    "cnn": TrainingPlan(steps=40, batch=64, lr=2e-3, eval_n=512, target=assess.LearnTarget(min_drop=0.5, min_accuracy=0.6)),
+    "lstm": TrainingPlan(steps=60, batch=64, lr=1e-2, eval_n=512, target=assess.LearnTarget(min_drop=0.3, min_accuracy=0.3)),
+    "transfer": TrainingPlan(steps=80, batch=32, lr=2e-2, eval_n=256, target=assess.LearnTarget(min_drop=0.3, min_accuracy=0.5), cosine=True),
 }
-PRETRAIN = Plan(steps=60, batch=32, lr=3e-3, eval_n=0, target=assess.LearnTarget(0.0, 0.0))
+PRETRAIN = TrainingPlan(steps=60, batch=32, lr=3e-3, eval_n=0, target=assess.LearnTarget(0.0, 0.0))
 TRANSFER_SIZE = 32
 
 Apply = Callable[[dict, jnp.ndarray], jnp.ndarray]
@@ -52,7 +52,7 @@ class PlacementLog:
                 self.misplaced.append(f"{what} {self.batches} on {', '.join(str(d) for d in array.devices())}")
 
 
-def train(apply: Apply, trainable: dict, fixed: dict | None, x: np.ndarray, y: np.ndarray, plan: Plan, lr: float,
+def train(apply: Apply, trainable: dict, fixed: dict | None, x: np.ndarray, y: np.ndarray, plan: TrainingPlan, lr: float,
           device, progress: Progress, phase: str, log: PlacementLog | None = None) -> tuple[dict, float]:
     """``plan.steps`` Adam steps over consecutive batches of ``trainable`` (``fixed``: parameters that take no
     gradient, the frozen backbone); -> (trained parameters, seconds of the loop, device synchronised)."""
