@@ -1,5 +1,5 @@
 """Run NVIDIA's own diagnostic tools when they are installed, through the runner with timeouts, and hand their
-output to gpudoctor.bench.nvidia_tools' parsers. A tool that is not on PATH is simply not run (no verdict); one that
+output to gpudoctor.bench.tool_verdicts' parsers. A tool that is not on PATH is simply not run (no verdict); one that
 times out or exits non-zero without a readable result is an "error" verdict saying so."""
 
 from __future__ import annotations
@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import Callable
 
 from gpudoctor.bench.model import ToolVerdict
-from gpudoctor.bench.nvidia_tools import parse_all_reduce_perf, parse_dcgmi_diag, parse_nvbandwidth
+from gpudoctor.bench.tool_verdicts import parse_all_reduce_perf, parse_dcgmi_diag, parse_nvbandwidth
 from gpudoctor.runner import Runner
 
 DCGMI_TIMEOUT_S = 180.0  # level 1 is the "quick" run: seconds to a minute (DCGM's user guide)

@@ -17,7 +17,7 @@ from gpudoctor.bench import BenchOptions, run_bench
 from gpudoctor.bench.across import measure_allreduce, measure_across
 from gpudoctor.bench.interconnect import judge, peer_links
 from gpudoctor.bench.model import WORKER_SCHEMA, BenchReport, Interconnect, ToolVerdict, report_from_dict, to_dict
-from gpudoctor.bench.nvidia_tools import parse_all_reduce_perf, parse_dcgmi_diag, parse_nvbandwidth
+from gpudoctor.bench.tool_verdicts import parse_all_reduce_perf, parse_dcgmi_diag, parse_nvbandwidth
 from gpudoctor.bench.topology import parse_topo_links
 from gpudoctor.matrix import load_matrix
 from gpudoctor.multigpu.model import ALLREDUCE_SCHEMA

@@ -5,6 +5,7 @@ on the CPU split into 2 logical devices (slow: ~20 s on 2 shared cores)."""
 from __future__ import annotations
 
 import dataclasses
+import importlib.util
 import json
 import os
 from typing import Callable, Mapping, Sequence
@@ -84,6 +85,8 @@ def test_a_hang_and_an_unreadable_result_fail_with_one_reason_each():
     assert any("unreadable" in n for n in garbled.notes)
 
 
+@pytest.mark.skipif(importlib.util.find_spec("tensorflow") is None or importlib.util.find_spec("keras") is None,
+                    reason="TensorFlow is not installed: the case is skipped before any child starts")
 def test_verify_runs_the_mirrored_case_for_tf_only_when_tf_is_asked_for():
     options = VerifyOptions(frameworks=(Framework.TENSORFLOW,), tests=(), multi_gpu=True, nproc=2)
     report = run_verify(options, spawner=FakeWorker([replica(0), replica(1)]))
