@@ -116,6 +116,49 @@ class DeviceResult:
 
 
 @dataclass(frozen=True)
+class PeerLink:
+    """One ordered GPU pair: how ``nvidia-smi topo -m`` says it is linked and what NVML says of P2P (None: unknown)."""
+
+    a: int
+    b: int
+    link: str | None = None  # "NV12" | "PIX" | "PXB" | "PHB" | "NODE" | "SYS"
+    p2p_read: str | None = None  # "ok" | "GPU not supported" | ... (topology.NVML_P2P_STATUS's words)
+    p2p_write: str | None = None
+    p2p_nvlink: str | None = None
+
+
+@dataclass(frozen=True)
+class Interconnect:
+    """bench across devices: the all-reduce bus bandwidth (nccl-tests' definition) over every GPU (NCCL), or over
+    N gloo processes on the CPU, and what the topology says it should reach."""
+
+    ranks: int
+    backend: str  # "nccl" | "gloo"
+    busbw_gbs: float | None = None
+    algbw_gbs: float | None = None
+    nbytes: int | None = None
+    error: str | None = None  # the launch failed or hung: what happened
+    expected_gbs: float | None = None  # None: no sourced figure for this topology (always on the CPU)
+    expected_basis: str | None = None  # how the expectation was made: "NVLink 900 GB/s both ways / 2 (H100 ...)"
+    ratio: float | None = None
+    links: tuple[PeerLink, ...] = ()
+    findings: tuple[BenchFinding, ...] = ()
+    wall_s: float | None = None
+
+
+@dataclass(frozen=True)
+class ToolVerdict:
+    """What one of NVIDIA's own tools concluded (dcgmi diag, all_reduce_perf, nvbandwidth): its verdict, not ours."""
+
+    tool: str  # "dcgmi diag" | "all_reduce_perf" | "nvbandwidth"
+    command: str
+    verdict: str  # "pass" | "warn" | "fail" | "error" (it ran but failed or printed nothing gpudoctor can read)
+    summary: str
+    details: tuple[str, ...] = ()  # per test / per figure lines
+    value: float | None = None  # the headline figure where the tool prints one (GB/s)
+
+
+@dataclass(frozen=True)
 class BenchReport:
     devices: tuple[DeviceResult, ...]
     quick: bool = False
@@ -123,6 +166,8 @@ class BenchReport:
     matrix_reviewed: str | None = None
     wall_s: float | None = None
     schema: str = BENCH_SCHEMA
+    interconnect: Interconnect | None = None  # None: not measured (one device, and no --nproc)
+    nvidia_tools: tuple[ToolVerdict, ...] = ()  # the tools that are installed here and ran
 
     @property
     def worst(self) -> str:
@@ -130,6 +175,10 @@ class BenchReport:
         severities = [f.severity for d in self.devices for f in d.findings]
         if any(d.error for d in self.devices):
             severities.append("error")
+        if self.interconnect is not None:
+            severities += [f.severity for f in self.interconnect.findings]
+        severities += [{"fail": "error", "warn": "warning"}[t.verdict] for t in self.nvidia_tools
+                       if t.verdict in ("fail", "warn")]  # fmt: skip
         return max(severities, key=order.__getitem__, default="ok")
 
 

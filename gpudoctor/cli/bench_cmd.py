@@ -59,12 +59,18 @@ def _read_saved(path: str):
 @click.option("--save", "save_file", metavar="FILE", help="Also save the result as JSON (for --compare).")
 @click.option("--compare", nargs=2, metavar="A.json B.json", help="Set two saved results side by side (measures nothing).")
 @click.option("--device", default="auto", show_default=True, callback=_device,
-              help="auto (the first CUDA GPU, else the CPU), cpu, N (= cuda:N), cuda or cuda:N.")
+              help="auto (every visible GPU in turn, then the all-reduce across them; else the CPU), cpu, N (= cuda:N), "
+                   "cuda or cuda:N.")
+@click.option("--nproc", type=click.IntRange(min=2, max=64), default=None,
+              help="Also measure the all-reduce bus bandwidth with N gloo processes on the CPU.")
+@click.option("--no-nvidia-tools", "no_tools", is_flag=True,
+              help="Do not run dcgmi diag, all_reduce_perf or nvbandwidth even where they are installed.")
 @click.option("--timeout", type=click.FloatRange(1, 3600), default=None, help="Seconds before the child is killed.")
 @click.option("--force", is_flag=True, help="Overwrite --save / --html files that exist.")
 @click.option("-v", "--verbose", is_flag=True, help="Also list the measurements that do not apply here.")
 def bench(quick: bool, as_json: bool, html_file: str | None, save_file: str | None, compare: tuple[str, str] | None,
-          device: str, timeout: float | None, force: bool, verbose: bool) -> None:  # fmt: skip
+          device: str, nproc: int | None, no_tools: bool, timeout: float | None, force: bool, verbose: bool,
+          ) -> None:  # fmt: skip
     """Measure this GPU (matmul per precision, memory and PCIe bandwidth, CNN training step vs the CPU, largest
     batch) and judge each figure against the GPU's data-sheet spec."""
     from gpudoctor.bench.model import to_dict
@@ -82,7 +88,7 @@ def bench(quick: bool, as_json: bool, html_file: str | None, save_file: str | No
         for path in filter(None, (save_file, html_file)):
             if Path(path).exists() or Path(path).is_symlink():
                 _fail(f"{path} already exists: not overwritten (use --force to replace it)")
-    report = _measure(quick, device, timeout, quiet=as_json)
+    report = _measure(quick, device, timeout, quiet=as_json, nproc=nproc, tools=not no_tools)
     if save_file:
         _write(save_file, json.dumps(to_dict(report), indent=2) + "\n", force)
     if html_file:
@@ -98,7 +104,7 @@ def bench(quick: bool, as_json: bool, html_file: str | None, save_file: str | No
     sys.exit(int(ExitCode.PROBLEMS if report.worst == "error" else ExitCode.OK))
 
 
-def _measure(quick: bool, device: str, timeout: float | None, quiet: bool):
+def _measure(quick: bool, device: str, timeout: float | None, quiet: bool, nproc: int | None = None, tools: bool = True):
     import platform
 
     from gpudoctor.bench import BenchOptions, run_bench
@@ -115,4 +121,8 @@ def _measure(quick: bool, device: str, timeout: float | None, quiet: bool):
         if show:
             click.echo(f"  measuring {what} ...", err=True)
 
-    return run_bench(BenchOptions(device, quick, timeout), matrix, on_progress=progress, host=platform.node() or None)
+    from .verify_cmd import _visible_gpus
+
+    gpus = _visible_gpus() if device == "auto" else None
+    options = BenchOptions(device, quick, timeout, gpus=gpus, nproc=nproc, nvidia_tools=tools)
+    return run_bench(options, matrix, on_progress=progress, host=platform.node() or None)

@@ -62,9 +62,15 @@ def ranks_check(launch: Launch) -> SmokeCheck:
     if missing:
         return SmokeCheck("ranks", SmokeStatus.FAILED, f"{len(got)} of {launch.world_size} ranks reported; no result from rank "
                      f"{', '.join(map(str, missing))}", measured)  # fmt: skip
-    if launch.backend == "nccl" and len(set(devices.values())) != len(devices):
+    seen = sorted({r.world_size for r in launch.ranks})
+    if seen and seen != [launch.world_size]:
+        return SmokeCheck("ranks", SmokeStatus.FAILED, f"{launch.world_size} asked for, but the group saw {seen} "
+                          "(MirroredStrategy: fewer devices than asked are visible)", measured)  # fmt: skip
+    if launch.backend in ("nccl", "mirrored") and len(set(devices.values())) != len(devices):
         return SmokeCheck("ranks", SmokeStatus.FAILED, f"ranks share a GPU: {devices}", measured)
     places = ", ".join(f"rank {r} on {devices[r]}" for r in got)
+    if launch.backend == "mirrored":
+        return SmokeCheck("ranks", SmokeStatus.PASSED, f"MirroredStrategy saw {launch.world_size} replicas: {places.replace('rank', 'replica')}", measured)
     return SmokeCheck("ranks", SmokeStatus.PASSED, f"{launch.world_size} ranks ({launch.backend}): {places}", measured)
 
 
@@ -128,13 +134,13 @@ def gradients_check(ranks: tuple[RankResult, ...]) -> SmokeCheck:
     bad = {k: v for k, v in errs.items() if not (math.isfinite(v) and v <= GRADIENT_TOLERANCE)}  # type: ignore[operator]
     if bad:
         shown = ", ".join(f"rank {k} {v:.2e}" for k, v in bad.items())
-        return SmokeCheck("gradients-averaged", SmokeStatus.FAILED, f"DDP's gradient is not the mean of the ranks' gradients "
+        return SmokeCheck("gradients-averaged", SmokeStatus.FAILED, f"the all-reduced gradient is not the mean of the ranks' gradients "
                      f"({shown}; tolerance {GRADIENT_TOLERANCE:.0e})", measured)  # fmt: skip
     if len(ranks) > 1 and max(spreads.values()) < MIN_LOCAL_SPREAD:  # type: ignore[type-var]
         return SmokeCheck("gradients-averaged", SmokeStatus.FAILED, "the ranks' local gradients are identical: they did not "
                      "train on different data, so averaging was not tested", measured)  # fmt: skip
     worst = max(errs.values())  # type: ignore[type-var]
-    return SmokeCheck("gradients-averaged", SmokeStatus.PASSED, f"first step: DDP's gradient = mean of the {len(ranks)} ranks' "
+    return SmokeCheck("gradients-averaged", SmokeStatus.PASSED, f"first step: the all-reduced gradient = mean of the {len(ranks)} ranks' "
                  f"local gradients (max rel. error {worst:.1e}, tolerance {GRADIENT_TOLERANCE:.0e}); local gradients "
                  f"differ by up to {max(spreads.values()):.0%} of the mean", measured)  # type: ignore[type-var]  # fmt: skip
 
@@ -152,9 +158,11 @@ def allreduce_check(ranks: tuple[RankResult, ...]) -> SmokeCheck | None:
                  "nccl-tests)", measured)  # fmt: skip
 
 
-def judge(first: Launch, retry: Launch | None, timeout_s: float, target: verify_assess.LearnTarget) -> SmokeResult:
-    """A launch (and its NCCL_P2P_DISABLE=1 retry, when the first hung) -> the DDP smoke test's result."""
-    base = {"framework": "torch", "test": "ddp"}
+def judge(first: Launch, retry: Launch | None, timeout_s: float, target: verify_assess.LearnTarget,
+          framework: str = "torch", test: str = "ddp") -> SmokeResult:  # fmt: skip
+    """A launch (and its NCCL_P2P_DISABLE=1 retry, when the first hung) -> the DDP smoke test's result (or, with
+    framework "tensorflow" and test "mirrored", MirroredStrategy's: its replicas report in the same shape)."""
+    base = {"framework": framework, "test": test}
     if first.error is not None:
         return SmokeResult(**base, status=SmokeStatus.FAILED, reason=f"could not start torchrun: {first.error}")
     notes: list[str] = []
@@ -164,7 +172,7 @@ def judge(first: Launch, retry: Launch | None, timeout_s: float, target: verify_
         if retry is None:
             return SmokeResult(**base, status=SmokeStatus.FAILED, reason=hung, wall_s=first.wall_s,
                                stderr_tail="\n".join(nccl_tail(first.tail) or first.tail[-5:]) or None)  # fmt: skip
-        retried = judge(retry, None, timeout_s, target)
+        retried = judge(retry, None, timeout_s, target, framework, test)
         if retried.status is SmokeStatus.PASSED:
             reason = (f"{hung}; with NCCL_P2P_DISABLE=1 it passed. Likely cause: {P2P_CAUSE}. Fix: {P2P_FIX}")
             notes.append("the checks below are from the retry with NCCL_P2P_DISABLE=1")
@@ -193,7 +201,7 @@ def judge(first: Launch, retry: Launch | None, timeout_s: float, target: verify_
         **base,
         status=SmokeStatus.FAILED if reasons else SmokeStatus.PASSED,
         reason="; ".join(reasons) or None,
-        device=", ".join(devices) if first.backend == "nccl" else f"cpu x{len(ranks)}",
+        device=", ".join(devices) if devices and all(d.startswith("cuda") for d in devices) else f"cpu x{len(ranks)}",
         device_name=rank0.device_name if rank0 else None,
         framework_version=rank0.torch_version if rank0 else None,
         steps=rank0.steps if rank0 else None,

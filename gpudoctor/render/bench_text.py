@@ -72,7 +72,50 @@ def to_text(report: BenchReport, verbose: bool = False, color: bool = False) -> 
         timing = f"{d.wall_s:.1f} s" if d.wall_s is not None else "?"
         inner = f", of which measuring {d.measure_s:.1f} s" if d.measure_s is not None else ""
         parts.append(Text(f"\nchild process {timing}{inner}; {safe(d.framework_version or '')}"))
+    parts += across_lines(report)
     return _render(parts)
+
+
+def across_lines(report: BenchReport) -> list:
+    """The all-reduce across devices, the P2P matrix and NVIDIA's tools' verdicts (each only when there is one)."""
+    parts: list = []
+    ic = report.interconnect
+    if ic is not None:
+        where = f"{ic.ranks} GPUs (NCCL)" if ic.backend == "nccl" else f"{ic.ranks} gloo processes on the CPU"
+        parts.append(Text(f"\nall-reduce across {where}:"))
+        if ic.error:
+            parts.append(Text(f"  failed: {safe(ic.error)}"))
+        elif ic.busbw_gbs is not None:
+            size = f" of {ic.nbytes / 2**20:g} MiB" if ic.nbytes else ""
+            line = f"  bus bandwidth {quantity(ic.busbw_gbs, 'GB/s')}{size} (algbw {quantity(ic.algbw_gbs or 0, 'GB/s')}; nccl-tests' busbw)"
+            if ic.ratio is not None and ic.expected_gbs is not None:
+                line += f" = {ic.ratio:.0%} of {quantity(ic.expected_gbs, 'GB/s')}: {safe(ic.expected_basis or '')}"
+            elif ic.backend == "gloo":
+                line += "; the CPU has no link spec to judge it against"
+            parts.append(Text(line))
+        if ic.links:
+            parts.append(_p2p_table(ic))
+        for f in ic.findings:
+            parts.append(Text(f"\n{safe(f.severity.upper())} [{safe(f.id)}] {safe(f.title)}"))
+            parts += [Text(f"  {safe(e)}") for e in f.evidence]
+            parts += [Text(f"  fix: {safe(x)}") for x in f.fix]
+    for t in report.nvidia_tools:
+        parts.append(Text(f"\n{safe(t.tool)}: {safe(t.verdict.upper())} - {safe(t.summary)}  ({safe(t.command)})"))
+        parts += [Text(f"  {safe(d)}") for d in t.details[:12]]
+    return parts
+
+
+def _p2p_table(ic) -> Table:  # ic: Interconnect
+    """GPU x GPU: the topo -m link code and NVML's P2P read status ("ok" or why not)."""
+    gpus = sorted({p.a for p in ic.links} | {p.b for p in ic.links})
+    cell = {(p.a, p.b): f"{p.link or '?'} {'P2P' if p.p2p_read == 'ok' else 'no P2P' if p.p2p_read else '?'}" for p in ic.links}
+    table = Table(show_edge=False, pad_edge=False, box=None, title=None)
+    table.add_column("link / P2P")
+    for g in gpus:
+        table.add_column(f"GPU{g}")
+    for a in gpus:
+        table.add_row(Text(f"GPU{a}"), *(Text("X" if a == b else safe(cell.get((a, b), "?"))) for b in gpus))
+    return table
 
 
 def compare_text(a: BenchReport, b: BenchReport, name_a: str, name_b: str) -> str:

@@ -44,6 +44,7 @@ _REQUIRES = {
     (Framework.JAX, "lstm"): ("jax", "jaxlib"),
     (Framework.JAX, "transfer"): ("jax", "jaxlib"),
     (Framework.TORCH, "ddp"): ("torch",),
+    (Framework.TENSORFLOW, "mirrored"): ("tensorflow", "keras"),
 }
 _INSTALL = {"torch": "pip install torch", "torchvision": "pip install torchvision", "tensorflow": "pip install tensorflow",
             "keras": "pip install keras", "jax": "pip install jax", "jaxlib": "pip install jax"}  # fmt: skip
@@ -104,7 +105,8 @@ def run_verify(options: VerifyOptions, listener: Listener | None = None,
     listener = listener or Listener()
     start = time.perf_counter()
     results = []
-    multi = plan(options.multi_gpu, options.nproc, options.gpus) if Framework.TORCH in options.frameworks else None
+    distributed = Framework.TORCH in options.frameworks or Framework.TENSORFLOW in options.frameworks
+    multi = plan(options.multi_gpu, options.nproc, options.gpus) if distributed else None
     single = () if options.multi_gpu is True or options.nproc is not None else cases(options.frameworks, options.tests)
     for case in single:
         listener.started(case)
@@ -119,8 +121,10 @@ def run_verify(options: VerifyOptions, listener: Listener | None = None,
             )
         results.append(result)
         listener.finished(case, result)
-    if multi is not None:
+    if multi is not None and Framework.TORCH in options.frameworks:
         results.append(_run_ddp(multi, options, listener, spawner))
+    if multi is not None and Framework.TENSORFLOW in options.frameworks:
+        results.append(_run_mirrored(multi, options, listener, spawner))
     return VerifyReport(options, tuple(results), wall_s=time.perf_counter() - start)
 
 
@@ -137,6 +141,27 @@ def _run_ddp(multi: MultiGpuPlan, options: VerifyOptions, listener: Listener, sp
     else:
         result = dataclasses.replace(run_ddp(multi.nproc, multi.backend, options.timeout_s, spawner),
                                      device_note=multi.why)  # fmt: skip
+    listener.finished(case, result)
+    return result
+
+
+def _run_mirrored(multi: MultiGpuPlan, options: VerifyOptions, listener: Listener, spawner: Spawner | None) -> SmokeResult:
+    """TensorFlow's MirroredStrategy over the same devices the DDP run uses: one replica per visible GPU, or the
+    CPU split into as many logical devices as the gloo path has ranks."""
+    import dataclasses
+
+    from gpudoctor.multigpu.tf_launch import run_mirrored
+
+    case = Case(Framework.TENSORFLOW, "mirrored")
+    listener.started(case)
+    why = missing_reason(case)
+    if why is not None:
+        result = SmokeResult(Framework.TENSORFLOW, "mirrored", SmokeStatus.SKIPPED, reason=why)
+    else:
+        where = "gpu" if multi.backend == "nccl" else "cpu"
+        note = (f"{multi.nproc} replicas, one per visible GPU" if where == "gpu" else
+                multi.why.replace("gloo ranks on the CPU", "replicas on the CPU, split into logical devices"))  # fmt: skip
+        result = dataclasses.replace(run_mirrored(multi.nproc, where, options.timeout_s, spawner), device_note=note)
     listener.finished(case, result)
     return result
 
@@ -164,7 +189,7 @@ def ran_on(report: VerifyReport) -> str:
 
 
 def _place(r: SmokeResult) -> str:
-    if r.test == "ddp" and r.device and r.device.startswith("cpu"):
+    if r.test in ("ddp", "mirrored") and r.device and r.device.startswith("cpu"):
         return f"on {r.device_note}" if r.device_note else "on the CPU"
     if r.device and r.device.startswith(("cuda", "mps", "xpu", "privateuseone")):  # privateuseone: DirectML's device
         return f"on {r.device_name} ({r.device})"

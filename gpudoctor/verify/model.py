@@ -16,7 +16,8 @@ VERIFY_SCHEMA = "gpudoctor.verify/1"
 WORKER_SCHEMA = "gpudoctor.verify.worker/1"
 PROGRESS_PREFIX = "@@gpudoctor-progress"  # the worker's progress lines (here, so the parent never imports the worker)
 
-TEST_NAMES = {"cnn": "CNN", "lstm": "LSTM", "transfer": "transfer learning", "ddp": "DDP across ranks"}
+TEST_NAMES = {"cnn": "CNN", "lstm": "LSTM", "transfer": "transfer learning", "ddp": "DDP across ranks",
+              "mirrored": "MirroredStrategy across replicas"}
 
 
 class SmokeStatus(str, enum.Enum):

@@ -38,8 +38,8 @@ def to_text(report: VerifyReport, verbose: bool = False, unicode: bool = True) -
         facts = _facts(r)
         if facts:
             lines.append("    " + " | ".join(facts))
-        if r.test == "ddp" and r.device_note:
-            lines.append(f"    ranks: {r.device_note}")
+        if r.test in ("ddp", "mirrored") and r.device_note:
+            lines.append(f"    {'replicas' if r.test == 'mirrored' else 'ranks'}: {r.device_note}")
         elif r.device_note and r.device_note != "--device cpu":
             lines.append(f"    why the CPU: {r.device_note}")
         if r.weights:

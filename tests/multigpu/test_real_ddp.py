@@ -18,7 +18,7 @@ pytestmark = pytest.mark.slow
 
 
 def test_verify_multi_gpu_nproc_2_trains_two_equal_replicas():
-    out = CliRunner().invoke(main, ["verify", "--multi-gpu", "--nproc", "2", "--json", "--timeout", "240"])
+    out = CliRunner().invoke(main, ["verify", "--framework", "torch", "--multi-gpu", "--nproc", "2", "--json", "--timeout", "240"])
     assert out.exit_code == 0, out.output
     doc = json.loads(out.output)
     (result,) = doc["results"]
