@@ -15,6 +15,9 @@ import re
 from dataclasses import dataclass
 
 _XID = re.compile(r"NVRM: Xid \((?:PCI:)?([0-9A-Fa-f]{1,8}:[0-9A-Fa-f]{2}:[0-9A-Fa-f]{2}(?:\.[0-7])?)\): (\d{1,4})\b,?\s*(.*)$")
+# Newer drivers split it over lines: "NVRM: The NVIDIA GPU 0000:b3:00.0" / "NVRM: (PCI ID: 10de:26b5) installed in this
+# system has" / "NVRM: fallen off the bus and is not responding to commands." (NVIDIA/NVSentinel#155)
+_THE_GPU = re.compile(r"NVRM: The NVIDIA GPU ([0-9A-Fa-f]{1,8}:[0-9A-Fa-f]{2}:[0-9A-Fa-f]{2}(?:\.[0-7])?)\s*$")
 _OFF_BUS = re.compile(r"NVRM: GPU (?:at )?(?:PCI:)?([0-9A-Fa-f]{1,8}:[0-9A-Fa-f]{2}:[0-9A-Fa-f]{2}(?:\.[0-7])?):?\s+(?:GPU )?has fallen off the bus")
 # "pid=1896, name=python, " / "pid='<unknown>', name=<unknown>, ": who was running, not what happened
 _WHO = re.compile(r"^(?:pid=[^,]*,\s*)?(?:name=[^,]*,\s*)?")
@@ -39,9 +42,18 @@ def parse_kernel_log(text: str) -> tuple[list[XidLine], list[OffBusLine]]:
     """Every Xid line and every "fallen off the bus" line, in the order of the text."""
     xids: list[XidLine] = []
     off_bus: list[OffBusLine] = []
+    announced: tuple[int, str] | None = None  # "NVRM: The NVIDIA GPU <bus>": the first line of a multi-line message
     for number, line in enumerate(text.splitlines(), 1):
         if "NVRM" not in line:
             continue  # a kernel log is mostly other drivers: keep the scan cheap
+        m = _THE_GPU.search(line)
+        if m:
+            announced = (number, m.group(1).lower())
+            continue
+        if announced and number - announced[0] <= 3 and "fallen off the bus" in line:
+            off_bus.append(OffBusLine(announced[0], announced[1]))
+            announced = None
+            continue
         m = _XID.search(line)
         if m:
             message = _WHO.sub("", m.group(3).strip())

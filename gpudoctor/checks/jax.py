@@ -73,7 +73,9 @@ def jax_cpu_only_install(facts: Facts, matrix: object) -> Iterator[Finding]:
     if implied:
         evidence.append(implied)
     fix = _gpu_fix(facts, matrix, jax, "Install JAX with its CUDA plugin")
-    if presence is None:
+    if presence is None or (jax.version is None and jax.jaxlib is None and jax.build is None):
+        # only JAX's fallback line, no jax version or build known: the program that printed it may do its work in another framework
+        # (a torch trainer in Colab prints it from a preinstalled jax), so it is said, not raised as an error
         yield Finding("jax-cpu-only-install", Severity.WARNING, Section.JAX,
                       f"{_label(jax)} has no CUDA plugin: it cannot use an NVIDIA GPU (whether this machine has one is not known)",
                       tuple(evidence), fix)

@@ -124,4 +124,24 @@ def torch_cuda_build_on_amd_gpu(facts: Facts, matrix: "Matrix | None") -> Iterat
     )
 
 
-CHECKS = (gpu_gfx_not_in_rocm_build, rocm_version_mismatch, torch_cuda_build_on_amd_gpu)
+def hip_no_binary_for_gpu(facts: Facts, matrix: "Matrix | None") -> Iterator[Finding]:
+    """The runtime's own word (hipErrorNoBinaryForGpu, "invalid device function") where the build or the GPU's gfx
+    target is not known well enough for gpu-gfx-not-in-rocm-build to name the missing target."""
+    logged = symptoms(facts, "hip-no-binary-for-gpu")
+    if not logged or any(True for _ in gpu_gfx_not_in_rocm_build(facts, matrix)):
+        return
+    gfx = next((g.gfx_target for g in amd_gpus(facts) if g.gfx_target), None)
+    evidence = [f"log: {s.text}" for s in logged[:1]]
+    evidence += [amd_label(g) for g in amd_gpus(facts)]
+    override = env(facts, "HSA_OVERRIDE_GFX_VERSION")
+    if override:
+        evidence.append(f"HSA_OVERRIDE_GFX_VERSION={override} is set, and the build still has no code object for it")
+    yield Finding(
+        "hip-no-binary-for-gpu", Severity.ERROR, Section.TORCH,
+        f"The ROCm build has no code object for {gfx or 'this GPU'}'s gfx target: nothing can run on the GPU",
+        tuple(evidence),
+        rocm_install_fix(_table(matrix), gfx, "Use a build that carries this GPU's gfx target (rocminfo names it)"),
+    )
+
+
+CHECKS = (gpu_gfx_not_in_rocm_build, hip_no_binary_for_gpu, rocm_version_mismatch, torch_cuda_build_on_amd_gpu)

@@ -4,6 +4,7 @@ an unread log (None) is unknown and says nothing."""
 
 from __future__ import annotations
 
+import re
 from typing import Iterator
 
 from ..model import Facts, Finding, Fix, Section, Severity, XidEvent
@@ -13,6 +14,7 @@ XID_DOCS = "https://docs.nvidia.com/deploy/xid-errors/index.html"
 _ACTION_ORDER = ("none", "restart-app", "reset-gpu", "reboot", "service")
 _SEVERITY = {"none": Severity.INFO, "restart-app": Severity.WARNING, "reset-gpu": Severity.ERROR,
              "reboot": Severity.ERROR, "service": Severity.ERROR}
+_CAUSED_BY = re.compile(r"caused by previous Xid (\d{1,4})")
 _UNKNOWN_XID_ACTION = "restart-app"  # an Xid the table does not know: a warning that points at NVIDIA's catalog
 
 
@@ -22,7 +24,7 @@ def gpu_xid_errors(facts: Facts, matrix: object) -> Iterator[Finding]:
         return
     table = getattr(matrix, "xid", None)
     groups: dict[tuple[int, str | None], list[XidEvent]] = {}
-    for event in events:
+    for event in (*events, *_named_causes(events)):
         groups.setdefault((event.xid, event.pci_bus_id), []).append(event)
     evidence: list[str] = []
     actions: list[tuple[str, int | None]] = []
@@ -74,6 +76,19 @@ def gpu_fallen_off_bus(facts: Facts, matrix: object) -> Iterator[Finding]:
             XID_DOCS,
         ),
     )
+
+
+def _named_causes(events: tuple[XidEvent, ...]) -> list[XidEvent]:
+    """Xid 45 ("preemptive cleanup") names the Xid that caused it: "Ch 00000001 caused by previous Xid 149". NVIDIA's
+    catalog says to follow that earlier Xid, so where a cut log lacks it, it is judged as if it had been logged."""
+    logged = {(e.xid, e.pci_bus_id) for e in events}
+    out: list[XidEvent] = []
+    for event in events:
+        m = _CAUSED_BY.search(event.text or "") if event.xid == 45 else None
+        if m and (int(m.group(1)), event.pci_bus_id) not in logged:
+            logged.add((int(m.group(1)), event.pci_bus_id))
+            out.append(XidEvent(int(m.group(1)), event.pci_bus_id, f"named by Xid 45: {event.text}"))
+    return out
 
 
 def _gpu_index(facts: Facts, bus: str | None) -> int | None:

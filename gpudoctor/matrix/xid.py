@@ -24,6 +24,7 @@ class XidRow:
     action_confirmed: bool  # False: the remedy was not read from NVIDIA's catalog itself; it is said as "likely"
     note: str | None
     reviewed: str
+    action_source: str | None = None  # where a confirmed remedy was read (NVIDIA's catalog or the driver's own text)
 
 
 @dataclass(frozen=True)
@@ -64,5 +65,11 @@ def _row(t: Reader) -> XidRow:
     xid = t.int("xid")
     if xid is None or not 0 < xid < 1000:
         raise t.fail("xid", "must be an Xid number (1-999)")
-    return XidRow(xid, t.str("mnemonic", required=False) or "", t.str("meaning"), action, t.bool("action_confirmed", False),
-                  t.str("note", required=False), t.date("reviewed"))
+    confirmed = t.bool("action_confirmed", False)
+    source = t.str("action_source", required=False)
+    if source is not None and not source.startswith("https://"):
+        raise t.fail("action_source", f"not a URL: {source!r}")
+    if confirmed and not source:
+        raise t.fail("action_confirmed", "a confirmed remedy needs action_source, the URL it was read from")
+    return XidRow(xid, t.str("mnemonic", required=False) or "", t.str("meaning"), action, confirmed,
+                  t.str("note", required=False), t.date("reviewed"), source)

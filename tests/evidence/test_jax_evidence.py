@@ -57,5 +57,6 @@ def test_print_environment_info_gives_versions_and_python():
 def test_the_fallback_warning_is_the_cpu_only_finding():
     report = run_checks(read_evidence(FALLBACK), load_matrix())
     jax = [f for f in report.findings if f.section is Section.JAX]
-    assert [(f.id, f.severity.label) for f in jax] == [("jax-cpu-only-install", "error")]
+    # the line alone, no jax version known: a warning (the program may train with torch: ok-jax-kohyacolab-133)
+    assert [(f.id, f.severity.label) for f in jax] == [("jax-cpu-only-install", "warning")]
     assert any("Falling back to cpu" in line for line in jax[0].evidence)

@@ -128,6 +128,11 @@ def _platform(text: str, number: int) -> Iterator[Observation]:
         yield Observation("host.os", "darwin", number, NAME)
         if "arm64" in text:
             yield Observation("host.arch", "arm64", number, NAME)
+        # platform.platform() names this Python's own architecture: what MPS needs (arm64, not Rosetta's x86_64)
+        mac = re.match(r"macOS-(\d+(?:\.\d+){0,2})-(arm64|x86_64)\b", text)
+        if mac:
+            yield Observation("host.apple.macos", mac.group(1), number, NAME)
+            yield Observation("host.apple.python_arch", mac.group(2), number, NAME)
 
 
 def _continuation(lines: tuple[str, ...], number: int, first: str) -> list[tuple[int, str]]:
