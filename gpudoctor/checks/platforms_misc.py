@@ -81,11 +81,18 @@ def mxnet_retired(facts: Facts, matrix: object) -> Iterator[Finding]:
 
 def notebook_cpu_runtime(facts: Facts, matrix: object) -> Iterator[Finding]:
     notebook = facts.host.notebook if facts.host else None
-    if notebook is None or notebook.kind not in _NOTEBOOK_FIX or gpu_presence(facts) is not False or jetson(facts):
+    if notebook is None or notebook.kind not in _NOTEBOOK_FIX or jetson(facts):
+        return
+    presence = gpu_presence(facts)
+    # A pasted error from a notebook: no GPU list, but CUDA said there is no GPU. On a hosted notebook that is the
+    # runtime type (its GPU runtimes always come with a working driver), so say so rather than stay silent.
+    said = [s for kind in ("cuda-unavailable", "cuda-no-device") for s in symptoms(facts, kind)] if presence is None else []
+    if presence is not False and not said:
         return
     how, url = _NOTEBOOK_FIX[notebook.kind]
     name = {"colab": "Google Colab", "kaggle": "Kaggle"}[notebook.kind]
-    evidence = [f"{name} runtime" + "".join(f", {k}={v!r}" for k, v in sorted((notebook.env or {}).items())), "no NVIDIA GPU in this runtime"]
+    runtime = f"{name} runtime" + "".join(f", {k}={v!r}" for k, v in sorted((notebook.env or {}).items()))
+    evidence = [runtime, f"log: {said[0].text}" if said else "no NVIDIA GPU in this runtime"]
     yield Finding(
         "notebook-cpu-runtime", Severity.WARNING, Section.GPU,
         f"This {name} notebook runs on a CPU runtime: choose a GPU accelerator for the session (the usual cause of 'no GPU' there)",

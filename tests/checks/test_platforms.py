@@ -195,3 +195,17 @@ def test_a_plain_linux_nvidia_machine_gets_none_of_the_platform_findings(matrix)
                   gpus=(Gpu(index=0, name="NVIDIA GeForce RTX 4090", compute_capability="8.9"),), python_packages={"torch": "2.7.1+cu126"})
     platform_ids = {"apple-", "jetson-", "directml-", "intel-xpu-", "mxnet-", "notebook-", "tf-xla-", "tf-metal-", "torch-mps-"}
     assert not [i for i in _ids(run_checks(facts, matrix)) if i.startswith(tuple(platform_ids))]
+
+
+def test_a_pasted_no_gpu_error_on_colab_names_the_runtime_only_when_the_gpu_list_is_unknown(matrix):
+    from gpudoctor.evidence import read_evidence
+    from gpudoctor.model import Gpu
+
+    pasted = read_evidence("Traceback (most recent call last):\nRuntimeError: No CUDA GPUs are available\n")
+    assert [s.kind for s in pasted.symptoms] == ["cuda-unavailable"]
+    colab = Facts(host=Host(os="linux", notebook=Notebook(kind="colab")), symptoms=pasted.symptoms)
+    finding = next(f for f in run_checks(colab, matrix).findings if f.id == "notebook-cpu-runtime")
+    assert finding.evidence[1] == "log: RuntimeError: No CUDA GPUs are available"
+    assert "notebook-cpu-runtime" not in _ids(run_checks(Facts(symptoms=pasted.symptoms), matrix))  # not a notebook
+    with_gpu = Facts(host=colab.host, gpus=(Gpu(index=0, name="Tesla T4"),), symptoms=pasted.symptoms)
+    assert "notebook-cpu-runtime" not in _ids(run_checks(with_gpu, matrix))  # a GPU runtime: the cause is elsewhere

@@ -22,13 +22,13 @@ NEEDS_THE_PROSE = {
     "env-cudapython-17": "WSL is only said in words (no template); the paste shows a failed dlopen of libcuda.so",
     "env-genesis-114": "WSL2 is only said in words (no template); the paste is nvcc and CUDA_ERROR_NO_DEVICE",
     "env-fpnfasterrcnn-3": "CUDA_VISIBLE_DEVICES=1 is in the reporter's script, not the paste",
+    "colab-colabtools-482": "that it ran in Colab is said only in words; the paste is the assertion 'CUDA is not available'",
+    "colab-colabtools-930": "Colab and 'GPU unavailable' are said only in words; the paste is two versions and two 'False'",
 }
 
 
 # Threads gpudoctor still gets wrong, each with why; a class fix that makes one right must drop it from here.
 NOT_YET_RIGHT = {
-    "colab-colabtools-482": "Colab on a CPU runtime: nothing in the paste or the context says the runtime has no GPU",
-    "colab-colabtools-930": "the same: 'False' printed by TF and torch is not read as 'no GPU in this runtime'",
     "rocm-legacyrocmbuild-1770": "lshw's '*-display UNCLAIMED' (no kernel driver bound) is not read yet",
 }
 
@@ -69,10 +69,13 @@ def test_with_context(thread):
 
 
 def test_accuracy_meets_the_bar():
-    # the bar is kept over the threads not listed in NOT_YET_RIGHT (those are asserted wrong, one by one, above)
-    judged = [t for t in ALL if t.name not in NOT_YET_RIGHT]
-    raw = sum(is_right(t, diagnose(t)) for t in judged) / len(judged)
-    with_context = sum(is_right(t, diagnose(t, True)) for t in judged) / len(judged)
+    # With context: every thread counts. From the paste alone: every thread whose deciding fact is in the paste (the
+    # NEEDS_THE_PROSE ones are asserted wrong without context and right with it, one by one, above); the threads
+    # gpudoctor still gets wrong (NOT_YET_RIGHT) count against the bar. benchmarks/bench_threads.py reports the raw
+    # figure over all threads, which the README states beside this one.
+    answerable = [t for t in ALL if t.name not in NEEDS_THE_PROSE]
+    raw = sum(is_right(t, diagnose(t)) for t in answerable) / len(answerable)
+    with_context = sum(is_right(t, diagnose(t, True)) for t in ALL) / len(ALL)
     assert raw >= 0.95 and with_context >= 0.95, (raw, with_context)
 
 

@@ -232,6 +232,7 @@ _PATTERNS: tuple[tuple[re.Pattern[str], Handler, tuple[str, ...]], ...] = tuple(
     (r"\b(\d+\.\d+\.\d+-\d+-Microsoft|\d+\.\d+\.\d+(?:\.\d+)?-microsoft-standard(?:-WSL2)?)\b", _wsl_kernel, ('icrosoft',)),
     (r"The NVIDIA Driver was not detected\.\s+GPU functionality will not be available", _docker_no_runtime, ('Driver was not detected',)),
     (r"ResourceExhaustedError", _simple("out-of-memory"), ('ResourceExhausted',)),
+    (r"AssertionError: CUDA is not available|No CUDA GPUs are available", _simple("cuda-unavailable"), ('CUDA is not available', 'No CUDA GPUs')),
     (r"CUDA-enabled jaxlib is not installed\. Falling back to (\w+)", _jax_fallback, ('CUDA-enabled jaxlib',)),
     (r"CUDA backend failed to initialize: (.*)", _simple("jax-cuda-backend-failed", "jax"), ('CUDA backend failed',)),
     (r"^(jax|jaxlib):\s+(\d+\.\d+\.\d+[\w.+]*)\s*$|^(python): (\d+\.\d+\.\d+)(?: \(|\s*$)", _jax_print_env, ('jax', 'python: ')),
