@@ -1,0 +1,118 @@
+"""The small readers the checks share (checks/_facts.py): unknown (None) and absent kept apart, a torch build told
+from every key that can tell it, and cuDNN integers read as versions."""
+
+from __future__ import annotations
+
+import pytest
+
+from gpudoctor.checks._facts import (
+    cudnn_version,
+    driver_loaded,
+    env,
+    gpu_implied_by_driver,
+    gpu_label,
+    gpu_presence,
+    gpus,
+    package,
+    symptoms,
+    torch_build_kind,
+)
+from gpudoctor.model import Driver, Facts, Gpu, Host, PciDevice, Symptom, TorchBuild
+
+GPU = Gpu(index=0, name="NVIDIA H100")
+NVIDIA_BUS = PciDevice(bus_id="0000:01:00.0", vendor_id="0x10de", driver="nvidia")
+
+
+@pytest.mark.parametrize(("facts", "present"), [
+    (Facts(gpus=(GPU,)), True),
+    (Facts(gpus=(), pci_devices=(NVIDIA_BUS,)), True),
+    (Facts(pci_devices=(NVIDIA_BUS,)), True),
+    (Facts(driver=Driver(version="570.86.15")), True),
+    (Facts(driver=Driver(kernel_module="nvidia")), True),
+    (Facts(gpus=(), pci_devices=()), False),
+    (Facts(gpus=None, pci_devices=()), False),
+    (Facts(gpus=(), pci_devices=None), False),
+    (Facts(), None),
+    (Facts(driver=Driver(kernel_module="nouveau")), None),
+    (Facts(driver=Driver()), None),
+    (Facts(gpus=(), pci_devices=(), driver=Driver(nvml_error="NVML Shared Library Not Found")), False),
+])
+def test_gpu_presence_keeps_unknown_and_absent_apart(facts, present):
+    assert gpu_presence(facts) is present
+
+
+def test_a_driver_implies_a_gpu_only_when_no_gpu_list_says_so():
+    assert gpu_implied_by_driver(Facts(driver=Driver(version="570.86.15"))) == (
+        "NVIDIA driver 570.86.15 reports its version, so an NVIDIA GPU is present (the GPU list is unknown)")
+    assert gpu_implied_by_driver(Facts(driver=Driver(kernel_module="nvidia"))) == (
+        "the nvidia kernel module is loaded, so an NVIDIA GPU is present (the GPU list is unknown)")
+    assert gpu_implied_by_driver(Facts(driver=Driver(kernel_module="nouveau"))) is None
+    assert gpu_implied_by_driver(Facts()) is None
+    assert gpu_implied_by_driver(Facts(gpus=(GPU,), driver=Driver(version="570.86.15"))) is None
+    assert gpu_implied_by_driver(Facts(pci_devices=(NVIDIA_BUS,), driver=Driver(version="570.86.15"))) is None
+    assert gpu_implied_by_driver(Facts(gpus=(), pci_devices=(), driver=Driver(version="570.86.15"))) is not None
+
+
+def test_driver_loaded_needs_a_version_or_the_nvidia_module():
+    assert driver_loaded(Facts(driver=Driver(version="570.86.15"))) is True
+    assert driver_loaded(Facts(driver=Driver(kernel_module="nvidia"))) is True
+    assert driver_loaded(Facts(driver=Driver(kernel_module="nouveau"))) is False
+    assert driver_loaded(Facts(driver=Driver())) is False
+    assert driver_loaded(Facts()) is False
+
+
+@pytest.mark.parametrize(("torch", "kind"), [
+    (TorchBuild(build="xpu", cuda="12.6"), "xpu"),  # the build key wins over everything else
+    (TorchBuild(cuda="12.6", hip="6.2"), "cuda"),
+    (TorchBuild(hip="6.2"), "rocm"),
+    (TorchBuild(version="2.7.0+cpu"), "cpu"),
+    (TorchBuild(version="2.7.0+CPU"), "cpu"),
+    (TorchBuild(version="2.1.0+cpu.cxx11.abi"), "cpu"),
+    (TorchBuild(version="2.7.0+cpux"), None),
+    (TorchBuild(version="2.7.0+cu126"), "cuda"),
+    (TorchBuild(version="1.13.1+cu92"), "cuda"),
+    (TorchBuild(version="2.7.0+cu1"), None),
+    (TorchBuild(version="2.7.0+rocm6.2.4"), "rocm"),
+    (TorchBuild(version="2.7.0+xpu"), "xpu"),
+    (TorchBuild(version="2.7.0"), None),
+    (TorchBuild(version="2.7.0", arch_list=("sm_80", "sm_90")), "cuda"),
+    (TorchBuild(version="2.7.0", arch_list=("compute_90",)), "cuda"),
+    (TorchBuild(version="2.7.0", arch_list=("gfx90a",)), None),
+    (TorchBuild(version="2.7.0", arch_list=()), None),
+    (TorchBuild(), None),
+])
+def test_torch_build_kind_from_each_key_that_tells_it(torch, kind):
+    assert torch_build_kind(torch) == kind
+
+
+def test_env_and_package_are_unknown_without_their_facts():
+    assert env(Facts(), "CUDA_HOME") is None
+    assert env(Facts(host=Host()), "CUDA_HOME") is None
+    assert env(Facts(host=Host(env={"CUDA_HOME": "/usr/local/cuda"})), "CUDA_HOME") == "/usr/local/cuda"
+    assert env(Facts(host=Host(env={"CUDA_HOME": "/usr/local/cuda"})), "CUDA_PATH") is None
+    assert package(Facts(), "torch") is None
+    assert package(Facts(python_packages={"torch": "2.7.0"}), "torch") == "2.7.0"
+    assert gpus(Facts()) == () and gpus(Facts(gpus=(GPU,))) == (GPU,)
+
+
+def test_gpu_label_says_what_is_known():
+    assert gpu_label(Gpu(index=1, name="NVIDIA A100", compute_capability="8.0")) == "GPU 1: NVIDIA A100, compute capability 8.0"
+    assert gpu_label(Gpu(index=0, name="NVIDIA A100")) == "GPU 0: NVIDIA A100"
+    assert gpu_label(Gpu()) == "GPU ?: unknown model"
+
+
+def test_symptoms_of_one_kind():
+    missing = Symptom("missing-library", "libcudnn.so.8: cannot open shared object file")
+    arch = Symptom("unsupported-arch", "sm_120 is not compatible")
+    facts = Facts(symptoms=(missing, arch))
+    assert symptoms(facts, "missing-library") == [missing]
+    assert symptoms(facts, "nothing") == []
+    assert symptoms(Facts(), "missing-library") == []
+
+
+@pytest.mark.parametrize(("text", "version"), [
+    ("90100", "9.1.0"), ("10000", "1.0.0"), ("91002", "9.10.2"), ("8902", "8.9.2"), ("9999", "9.9.99"), ("7605", "7.6.5"),
+    ("8.9.2", "8.9.2"), ("", ""), ("123456789", "12345.67.89"), ("1234567890", "1234567890"), ("n/a", "n/a"),
+])
+def test_cudnn_integers_read_as_versions(text, version):
+    assert cudnn_version(text) == version
