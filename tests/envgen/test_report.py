@@ -1,0 +1,69 @@
+"""What `gpudoctor env` says (envgen/report.py): the Dockerfile's own choice shown only when it differs and was
+written, the reasons cut at eight without -v, and the JSON of a machine nothing fits (issue 11)."""
+
+from __future__ import annotations
+
+import json
+
+from gpudoctor.envgen.generate import EnvNoFit, EnvRequest, generate
+from gpudoctor.envgen.report import no_fit_json, no_fit_text, to_text
+from gpudoctor.matrix import load_matrix
+from gpudoctor.matrix.solver import Target
+
+MATRIX = load_matrix()
+DOCKER_LINE = "Dockerfile (a Linux container): "
+
+
+def _generate(tmp_path, os, formats=("all",)):
+    request = EnvRequest(framework="torch", formats=formats, output_dir=tmp_path, gpus=("RTX 4090",), driver="560.94", os=os)
+    return generate(request, MATRIX)
+
+
+def test_a_linux_machine_shows_one_choice(tmp_path):
+    text = to_text(_generate(tmp_path, "linux"))
+    assert DOCKER_LINE not in text
+    assert text.count("Chosen: ") == 1
+
+
+def test_native_windows_shows_the_containers_linux_choice(tmp_path):
+    result = _generate(tmp_path, "windows")
+    assert result.plan.docker_choice not in (None, result.plan.choice)
+    assert DOCKER_LINE in to_text(result)
+    without_docker = _generate(tmp_path / "pip", "windows", formats=("pip",))
+    assert DOCKER_LINE not in to_text(without_docker)
+
+
+KEPLER = Target("linux", None, "340.108", None, ("3.0",))
+
+
+def _no_fit(reasons, suggestion="use a newer driver"):
+    return EnvNoFit("torch", "GPU with CC 3.0, NVIDIA driver 340.108, Linux x86_64", KEPLER, reasons, suggestion)
+
+
+def test_no_fit_shows_eight_reasons_then_counts_the_rest():
+    nine = tuple(f"reason {i}" for i in range(1, 10))
+    text = no_fit_text(_no_fit(nine))
+    assert text.splitlines() == [
+        "No torch build fits GPU with CC 3.0, NVIDIA driver 340.108, Linux x86_64:",
+        *(f"  - reason {i}" for i in range(1, 9)),
+        "  (1 more: -v lists them)",
+        "What to change: use a newer driver",
+    ]
+    assert "  - reason 9" in no_fit_text(_no_fit(nine), verbose=True)
+    eight = nine[:8]
+    assert "more: -v" not in no_fit_text(_no_fit(eight))
+    assert "What to change" not in no_fit_text(_no_fit(eight, suggestion=None))
+
+
+def test_no_fit_json():
+    data = json.loads(no_fit_json(_no_fit(("too old",))))
+    target = data.pop("target")
+    assert target["summary"] == "GPU with CC 3.0, NVIDIA driver 340.108, Linux x86_64"
+    assert (target["driver_version"], target["compute_capabilities"]) == ("340.108", ["3.0"])
+    assert data == {"schema": "gpudoctor.env/1", "ok": False, "framework": "torch", "reasons": ["too old"],
+                    "suggestion": "use a newer driver", "files": []}
+
+
+def test_no_fit_message():
+    assert str(_no_fit(())) == "no torch build fits GPU with CC 3.0, NVIDIA driver 340.108, Linux x86_64"
+    assert str(EnvNoFit("tensorflow", "x", None, (), None, "no build of any release fits")) == "no build of any release fits"
