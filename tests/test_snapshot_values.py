@@ -35,6 +35,12 @@ def test_cuda_version_spellings(written, read):
     assert cuda_version(written) == read
 
 
+@pytest.mark.parametrize(("written", "read"), [("cuda12", "12"), ("cuda 11", "11"), ("CU12", "12"), ("cu10", "10"), ("cu92", "9.2")])
+def test_a_two_digit_tag_starting_with_1_is_a_cuda_major_not_cuda_1(written, read):
+    # A snapshot that says "cuda12" once read as CUDA 1.2, an old driver's CUDA that made a false alarm likely.
+    assert cuda_version(written) == read
+
+
 @pytest.mark.parametrize("written", ["weird", "", "cu1", "cu12345", "v12.1", "cuda", "rocm6.2", "12345.1"])
 def test_cuda_version_that_is_no_spelling_is_unknown(written):
     assert cuda_version(written) is None
