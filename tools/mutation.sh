@@ -3,8 +3,8 @@
 #
 #   tools/mutation.sh PACKAGE [MUTANT_NAME_GLOB...]     PACKAGE: checks | matrix | envgen | snapshot
 #   tools/mutation.sh PACKAGE --survivors               re-run only the mutants that survived last time
-#   tools/mutation.sh PACKAGE --sample N                run one mutant in N, chosen by a hash of its name (a fixed,
-#                                                       reproducible sample spread over every function)
+#   tools/mutation.sh PACKAGE --sample N [GLOB...]      run one mutant in N (of those matching GLOB), chosen by a hash
+#                                                       of its name: a fixed, reproducible sample spread over every function
 #   tools/mutation.sh PACKAGE --score                   per-file killed/total of the last run; runs nothing
 #
 # Each package is mutated against the tests that cover it (TARGETS below). The run happens in its own copy of the
@@ -34,21 +34,27 @@ mutmut="${MUTMUT:-$(dirname "$(command -v "$python")")/mutmut}"
 
 work="out/mutation/$package"
 
-score() {  # per file and in all: killed (a test failed, or the mutant ran past its time limit) / mutants run
+score() {  # per file: killed (a test failed, or the mutant ran past its time limit) / mutants run; the last sample alone
   (cd "$work" && "$python" - <<'EOF'
 import json
 from pathlib import Path
 
 KILLED = {1, 3, 24, -24, 36, 152, 255}  # mutmut's exit codes for "killed" and "timeout"
-all_killed = all_run = 0
-for meta in sorted(Path("mutants/gpudoctor").rglob("*.py.meta")):
-    codes = list(json.loads(meta.read_text())["exit_code_by_key"].values())
-    run = [c for c in codes if c is not None]
-    killed = sum(c in KILLED for c in run)
-    all_killed, all_run = all_killed + killed, all_run + len(run)
-    not_run = f"  ({len(codes) - len(run)} not run)" if len(run) < len(codes) else ""
-    print(f"{meta.relative_to('mutants').as_posix()[:-5]:42} {killed:5}/{len(run):<5} {100 * killed / max(len(run), 1):5.1f}%{not_run}")
-print(f"{'all':42} {all_killed:5}/{all_run:<5} {100 * all_killed / max(all_run, 1):5.1f}%")
+sample = set(Path("sample.txt").read_text().split()) if Path("sample.txt").exists() else None
+for title, keep in (("all mutants run", lambda name: True), ("the last sample", lambda name: name in sample)):
+    if title != "all mutants run" and sample is None:
+        continue
+    print(f"== {title}")
+    all_killed = all_run = 0
+    for meta in sorted(Path("mutants/gpudoctor").rglob("*.py.meta")):
+        codes = [c for name, c in json.loads(meta.read_text())["exit_code_by_key"].items() if keep(name)]
+        run = [c for c in codes if c is not None]
+        killed = sum(c in KILLED for c in run)
+        all_killed, all_run = all_killed + killed, all_run + len(run)
+        if codes:
+            not_run = f"  ({len(codes) - len(run)} not run)" if len(run) < len(codes) else ""
+            print(f"{meta.relative_to('mutants').as_posix()[:-5]:42} {killed:5}/{len(run):<5} {100 * killed / max(len(run), 1):5.1f}%{not_run}")
+    print(f"{'all':42} {all_killed:5}/{all_run:<5} {100 * all_killed / max(all_run, 1):5.1f}%")
 EOF
   )
 }
@@ -86,17 +92,19 @@ if [ "${1:-}" = --sample ]; then
   every="${2:?--sample needs N}"
   # Generate the mutants and the test map without running any: a name that matches none stops mutmut right there.
   (cd "$work" && nice -n 19 "$mutmut" run --max-children 1 "gpudoctor.none-such" >/dev/null 2>&1) || true
-  mapfile -t names < <(cd "$work" && "$python" - "$every" <<'EOF'
-import hashlib, json, sys
+  shift 2
+  mapfile -t names < <(cd "$work" && "$python" - "$every" "$@" <<'EOF'
+import fnmatch, hashlib, json, sys
 from pathlib import Path
 
-every = int(sys.argv[1])
+every, globs = int(sys.argv[1]), sys.argv[2:] or ["*"]
 for meta in sorted(Path("mutants/gpudoctor").rglob("*.py.meta")):
     for name in json.loads(meta.read_text())["exit_code_by_key"]:
-        if int(hashlib.sha256(name.encode()).hexdigest(), 16) % every == 0:
+        if any(fnmatch.fnmatch(name, g) for g in globs) and int(hashlib.sha256(name.encode()).hexdigest(), 16) % every == 0:
             print(name)
 EOF
   )
+  printf '%s\n' "${names[@]}" > "$work/sample.txt"
   echo "== $package: a sample of ${#names[@]} mutants (one in $every)"
   set -- "${names[@]}"
 fi
