@@ -5,6 +5,7 @@
 #   tools/mutation.sh PACKAGE --survivors               re-run only the mutants that survived last time
 #   tools/mutation.sh PACKAGE --sample N [GLOB...]      run one mutant in N (of those matching GLOB), chosen by a hash
 #                                                       of its name: a fixed, reproducible sample spread over every function
+#   REF=COMMIT tools/mutation.sh PACKAGE ...           the same for that commit's tree instead of the checkout
 #   tools/mutation.sh PACKAGE --score                   per-file killed/total of the last run; runs nothing
 #
 # Each package is mutated against the tests that cover it (TARGETS below). The run happens in its own copy of the
@@ -62,8 +63,13 @@ if [ "${1:-}" = --score ]; then score; exit 0; fi
 
 mkdir -p "$work"
 rm -rf "$work/gpudoctor" "$work/tests"  # no stale copies of deleted files; mutants/ (the results) stays
-# The checkout as git sees it (tracked and new, unignored files), so a test added but not committed is used too.
-git ls-files -z --cached --others --exclude-standard | tar --null -T - -cf - | tar -xf - -C "$work"
+# The checkout as git sees it (tracked and new, unignored files), so a test added but not committed is used too;
+# with REF=COMMIT, that commit instead (e.g. REF=main to measure the score before a branch's tests).
+if [ -n "${REF:-}" ]; then
+  git archive "$REF" | tar -xf - -C "$work"
+else
+  git ls-files -z --cached --others --exclude-standard | tar --null -T - -cf - | tar -xf - -C "$work"
+fi
 
 # Replace the [tool.mutmut] table (the last table in pyproject.toml) with this package's.
 "$python" - "$work/pyproject.toml" "$mutate" "$tests" <<'EOF'
