@@ -24,7 +24,7 @@ case "$package" in
   matrix)   mutate='"gpudoctor/matrix/*.py"';                        tests='"tests/matrix", "tests/checks", "tests/envgen"' ;;
   envgen)   mutate='"gpudoctor/envgen/*.py"';                        tests='"tests/envgen"' ;;
   snapshot) mutate='"gpudoctor/snapshot.py", "gpudoctor/snapshot_values.py"'
-            tests='"tests/test_snapshot.py", "tests/test_schema.py", "tests/evidence"' ;;
+            tests='"tests/test_snapshot.py", "tests/test_snapshot_values.py", "tests/test_schema.py", "tests/evidence"' ;;
   *) echo "usage: tools/mutation.sh checks|matrix|envgen|snapshot [MUTANT_NAME_GLOB...]" >&2; exit 2 ;;
 esac
 shift
