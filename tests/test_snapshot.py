@@ -154,3 +154,17 @@ def test_a_number_too_long_to_convert_is_a_one_line_error():
 def test_the_current_schema_is_accepted_and_a_missing_one_is_assumed():
     assert facts_from_dict({"schema": "gpudoctor.facts/1"}) == Facts()
     assert facts_from_dict({}).schema == "gpudoctor.facts/1"
+
+
+def test_errors_name_the_snapshot_when_no_origin_is_given():
+    with pytest.raises(SnapshotError, match=r"^snapshot: expected a JSON object at the top level, got a list$"):
+        facts_from_json("[]")
+    with pytest.raises(SnapshotError, match=r"^snapshot: expected a JSON object at the top level, got tuple$"):
+        facts_from_dict(("not", "json"))  # a Python caller's value that JSON has no name for
+
+
+def test_a_model_type_without_a_converter_is_a_programming_error_naming_it():
+    from gpudoctor.snapshot import _load
+
+    with pytest.raises(TypeError, match=r"^snapshot converter cannot handle <class 'float'> at gpus\[0\]\.x$"):
+        _load(float, 1.5, "gpus[0].x")

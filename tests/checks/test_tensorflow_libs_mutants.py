@@ -60,15 +60,15 @@ def test_the_cuda_runtime_soname_carries_the_minor_only_before_cuda_11(cuda, son
 
 @pytest.mark.parametrize(("have", "need", "older"), [
     ((8, 0, 5), (8, 3, 2), True), ((8, 9, 7), (8, 9, 2), False), ((8, 9), (8, 9, 7), False), ((7, 6), (8, 1), True),
-    ((9, 1), (8, 9), False), ((8,), (8, 9), None), ((8, 9), (8,), None), ((7,), (8,), True), ((9,), (8, 9), False),
+    ((9, 1), (8, 9), False), ((8, 9, 2), (8, 9, 7), False), ((8,), (8, 9), None), ((8, 9), (8,), None), ((7,), (8,), True), ((9,), (8, 9), False),
 ])
 def test_older_compares_major_then_minor_and_knows_when_it_cannot_tell(have, need, older):
     assert t._older(have, need) is older
 
 
 def test_the_loader_path_is_read_without_empty_or_trailing_slashed_parts():
-    facts = Facts(host=Host(env={"LD_LIBRARY_PATH": "/opt/cudnn/lib64/::/usr/local/cuda/lib64:"}))
-    assert t.ld_dirs(facts) == ["/opt/cudnn/lib64", "/usr/local/cuda/lib64"]
+    facts = Facts(host=Host(env={"LD_LIBRARY_PATH": "/opt/cudnn/lib64/::/usr/local/cuda/lib64:/opt/TensorRT-X/"}))
+    assert t.ld_dirs(facts) == ["/opt/cudnn/lib64", "/usr/local/cuda/lib64", "/opt/TensorRT-X"]
     assert t.ld_dirs(Facts(host=Host(env={}))) == []
     assert t.ld_dirs(Facts(host=Host())) == []
     assert t.ld_dirs(Facts()) == []
@@ -212,6 +212,16 @@ def test_an_older_cudnn_wheel_of_the_same_major_is_older_and_a_newer_one_is_fine
     assert f.title == "cuDNN 8.6.0.163 is older than the cuDNN 8.9 tensorflow 2.16.1 was built with"
     assert run(t.cudnn_version_mismatch, tf216(packages={**packages, "nvidia-cudnn-cu12": "8.9.7.29"})) == []
     assert run(t.cudnn_version_mismatch, tf216(packages={**packages, "nvidia-cudnn-cu12": "8.9.0.131"})) == []
+
+
+def test_a_cudnn_wheel_that_replaced_torchs_own_is_fixed_by_reinstalling_torch():
+    facts = machine(driver="550.54.15", driver_cuda="12.4", gpus=A100, torch={"version": "2.4.1+cu121", "cuda": "12.1"},
+                    packages={"torch": "2.4.1", "nvidia-cudnn-cu12": "8.9.2.26"}, libcudnn=[], libcudart=[])
+    (f,) = run(t.cudnn_version_mismatch, facts)
+    assert f.title == "cuDNN 8.9.2.26 is of another major than the cuDNN 9.1.0.70 torch 2.4.1+cu121 was built with"
+    assert f.fix == Fix("Reinstall torch 2.4.1+cu121 so that pip puts back the cuDNN it pins (another package replaced it)",
+                        ("pip install --force-reinstall 'torch==2.4.1' --index-url https://download.pytorch.org/whl/cu121",),
+                        "https://pytorch.org/get-started/previous-versions/")
 
 
 def test_a_system_cudnn_of_another_major_on_tf211():
