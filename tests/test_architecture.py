@@ -52,7 +52,9 @@ def observing(path: Path, package: Path = PACKAGE) -> list[str]:
     return found
 
 
-JUDGING = sorted((PACKAGE / "checks").glob("*.py")) + sorted((PACKAGE / "matrix").glob("*solve*.py"))
+JUDGING = (sorted((PACKAGE / "checks").glob("*.py")) + sorted((PACKAGE / "matrix").glob("*solve*.py"))
+           + [PACKAGE / "bench" / "assess.py", PACKAGE / "matrix" / "gpu_specs.py"]
+           + [PACKAGE / "fleet" / name for name in ("digest.py", "drift.py", "aggregate.py", "model.py")])
 
 
 @pytest.mark.parametrize("path", JUDGING, ids=lambda p: f"{p.parent.name}/{p.name}")

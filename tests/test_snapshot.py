@@ -69,7 +69,9 @@ def test_not_json_is_a_one_line_error():
 def test_snapshot_keys_match_the_public_format():
     data = json.loads(facts_to_json(Facts()))
     assert list(data) == ["schema", "host", "driver", "gpus", "pci_devices", "cuda_toolkits", "libraries",
-                          "python_packages", "frameworks", "probe_errors", "symptoms", "provenance", "contradictions"]
+                          "python_packages", "frameworks", "probe_errors", "symptoms", "provenance", "contradictions",
+                          "amd_gpus", "rocm", "jetson",  # added in 0.3, after every 0.2 key
+                          "kernel_log"]  # added in 0.4
     assert data["schema"] == "gpudoctor.facts/1"
 
 

@@ -72,13 +72,13 @@ def report_schema() -> dict[str, Any]:
     finding = {"type": "object", "required": ["id", "severity", "section", "title", "evidence", "fix"],
                "properties": {"id": {"type": "string", "pattern": "^[a-z0-9]+(-[a-z0-9]+)*$"},
                               "severity": {"enum": ["ok", "info", "warning", "error"]},
-                              "section": {"enum": ["gpu", "cuda", "cudnn", "torch", "tensorflow", "environment"]},
+                              "section": {"enum": ["gpu", "cuda", "cudnn", "torch", "tensorflow", "jax", "environment"]},
                               "title": {"type": "string"}, "evidence": {"type": "array", "items": {"type": "string"}},
                               "fix": {"anyOf": [fix, {"type": "null"}]},
                               "explains": {"type": "array", "items": {"type": "string"}}}}
     statuses = ["ok", "note", "warning", "error", "not applicable", "not judged", "crashed"]
     section = {"type": "object", "required": ["section", "status", "reason"],
-               "properties": {"section": {"enum": ["gpu", "cuda", "cudnn", "torch", "tensorflow", "environment"]},
+               "properties": {"section": {"enum": ["gpu", "cuda", "cudnn", "torch", "tensorflow", "jax", "environment"]},
                               "status": {"enum": statuses}, "reason": {"type": ["string", "null"]}}}
     counts = {k: {"type": "integer", "minimum": 0} for k in ("errors", "warnings", "info", "ok", "crashed_checks")}
     return {

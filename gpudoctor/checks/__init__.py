@@ -27,30 +27,46 @@ class Check:
 def registry() -> tuple[Check, ...]:
     # Imported here so that loading the package costs nothing until checks run.
     from . import (
+        amd,
         arch,
         environment,
         evidence,
         frameworks,
         gpu,
+        health,
+        jax,
         keras,
         known_broken,
         messages,
+        platforms_apple,
+        platforms_jetson,
+        platforms_misc,
         prerelease,
+        rocm_builds,
         tensorflow_libs,
         versions,
+        xid,
     )
 
     # The fact rules first, then the rules over pasted log lines (their findings merge into the fact rules' ones).
     modules = [
         gpu,
+        xid,
+        health,
+        amd,
         environment,
         frameworks,
+        rocm_builds,
         prerelease,
         versions,
         arch,
         known_broken,
         tensorflow_libs,
         keras,
+        platforms_apple,
+        platforms_jetson,
+        platforms_misc,
+        jax,
         messages,
         evidence,
     ]
@@ -60,6 +76,10 @@ def registry() -> tuple[Check, ...]:
 # Which section a crashed check leaves unjudged (a module's checks report into this section, mostly).
 _SECTIONS = {
     "gpu": Section.GPU,
+    "amd": Section.GPU,
+    "xid": Section.GPU,
+    "health": Section.GPU,
+    "rocm_builds": Section.TORCH,
     "environment": Section.ENVIRONMENT,
     "frameworks": Section.TORCH,
     "prerelease": Section.TORCH,
@@ -68,6 +88,10 @@ _SECTIONS = {
     "known_broken": Section.TORCH,
     "tensorflow_libs": Section.TENSORFLOW,
     "keras": Section.TENSORFLOW,
+    "platforms_apple": Section.GPU,
+    "platforms_jetson": Section.GPU,
+    "platforms_misc": Section.ENVIRONMENT,
+    "jax": Section.JAX,
     "messages": Section.GPU,
     "evidence": Section.ENVIRONMENT,
 }

@@ -104,3 +104,12 @@ def cudnn_version(text: str) -> str:
             return f"{n // 10000}.{n // 100 % 100}.{n % 100}"
         return f"{n // 1000}.{n // 100 % 10}.{n % 100}"
     return text
+
+
+def jetson(facts: Facts):
+    """The Jetson facts when this is a Jetson (its GPU is integrated: no PCI device, NVML or nvidia-smi)."""
+    return facts.jetson if facts.jetson and (facts.jetson.l4t or facts.jetson.l4t_core or facts.jetson.model) else None
+
+
+def on_mac(facts: Facts) -> bool:
+    return bool(facts.host and (facts.host.os == "darwin" or facts.host.apple is not None))

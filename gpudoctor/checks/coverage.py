@@ -86,6 +86,15 @@ def _tensorflow(facts: Facts) -> tuple[Status, str | None]:
     return Status.OK, None
 
 
+def _jax(facts: Facts) -> tuple[Status, str | None]:
+    jax = facts.frameworks.jax if facts.frameworks else None
+    if jax is None:
+        return _absent(facts, "jax")
+    if jax.build is None and gpu_presence(facts) is not False:
+        return Status.NOT_JUDGED, "whether a JAX CUDA plugin is installed is unknown: paste `pip list | grep jax`"
+    return Status.OK, None
+
+
 def _environment(facts: Facts) -> tuple[Status, str | None]:
     if facts.host is None:
         return Status.NOT_JUDGED if not _pasted(facts) else Status.NOT_APPLICABLE, "OS, Python, WSL and container are unknown"
@@ -98,5 +107,6 @@ _JUDGEABLE = {
     Section.CUDNN: _cudnn,
     Section.TORCH: _torch,
     Section.TENSORFLOW: _tensorflow,
+    Section.JAX: _jax,
     Section.ENVIRONMENT: _environment,
 }

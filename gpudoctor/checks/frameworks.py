@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Iterator
 
 from ..model import Facts, Finding, Fix, Section, Severity
-from ._facts import cudnn_version, driver_loaded, gpu_implied_by_driver, gpu_presence, package, symptoms, torch_build_kind
+from ._facts import cudnn_version, driver_loaded, gpu_implied_by_driver, gpu_presence, jetson, package, symptoms, torch_build_kind
 from ._builds import install_fix
 
 _TF_CPU_DISTRIBUTIONS = ("tensorflow-cpu", "tensorflow-intel")
@@ -22,14 +22,16 @@ def _os(facts: Facts) -> str | None:
 
 def torch_cpu_only_build(facts: Facts, matrix: object) -> Iterator[Finding]:
     torch = facts.frameworks.torch if facts.frameworks else None
-    if not torch or torch_build_kind(torch) != "cpu":
-        return
+    if not torch or torch_build_kind(torch) != "cpu" or jetson(facts):
+        return  # on a Jetson, checks/platforms_jetson.py names NVIDIA's build for its JetPack
     if _os(facts) == "darwin":
         return  # no CUDA on macOS: the CPU/MPS wheel is the right one
     label = _label("torch", torch.version)
     evidence = [f"{label}: no CUDA in this build (torch.version.cuda is None)"]
     evidence += [f"log: {s.text}" for s in symptoms(facts, "torch-not-compiled-with-cuda")[:1]]
     presence = gpu_presence(facts)
+    if presence is False and facts.amd_gpus:
+        return  # AMD GPUs: torch-not-rocm-on-amd-gpu says what to install instead
     if presence is False:
         yield Finding("torch-cpu-only-build", Severity.INFO, Section.TORCH,
                       f"{label} is a CPU-only build (fine on this machine without an NVIDIA GPU)", tuple(evidence))
@@ -49,7 +51,7 @@ def torch_cpu_only_build(facts: Facts, matrix: object) -> Iterator[Finding]:
 
 def torch_cuda_build_without_gpu(facts: Facts, matrix: object) -> Iterator[Finding]:
     torch = facts.frameworks.torch if facts.frameworks else None
-    if not torch or torch_build_kind(torch) != "cuda" or gpu_presence(facts) is not False:
+    if not torch or torch_build_kind(torch) != "cuda" or gpu_presence(facts) is not False or facts.amd_gpus or jetson(facts):
         return
     yield Finding(
         "torch-cuda-build-no-gpu", Severity.INFO, Section.TORCH,
@@ -168,7 +170,7 @@ def _same_release_gpu_fix(facts: Facts, matrix: object, version: str) -> Fix:
 
 def tf_cuda_build_without_gpu(facts: Facts, matrix: object) -> Iterator[Finding]:
     tf = facts.frameworks.tensorflow if facts.frameworks else None
-    if not tf or not tf.is_cuda_build or gpu_presence(facts) is not False:
+    if not tf or not tf.is_cuda_build or gpu_presence(facts) is not False or jetson(facts):
         return
     yield Finding(
         "tf-cuda-build-no-gpu", Severity.INFO, Section.TENSORFLOW,

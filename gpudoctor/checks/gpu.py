@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Iterator
 
 from ..model import Facts, Finding, Fix, Section, Severity
-from ._facts import driver_loaded, gpu_label, gpu_presence, gpus
+from ._facts import driver_loaded, gpu_label, gpu_presence, gpus, jetson, on_mac
 
 DRIVER_DOWNLOAD = "https://www.nvidia.com/en-us/drivers/"
 UBUNTU_DRIVERS = "https://ubuntu.com/server/docs/nvidia-drivers-installation"
@@ -14,8 +14,8 @@ BUSY_MEMORY_SHARE = 0.5
 
 
 def no_nvidia_gpu(facts: Facts, matrix: object) -> Iterator[Finding]:
-    if gpu_presence(facts) is not False:
-        return
+    if gpu_presence(facts) is not False or facts.amd_gpus or jetson(facts) or on_mac(facts):
+        return  # not missing anything: amd-gpus-found lists AMD GPUs; a Jetson's GPU is integrated, a Mac's is Apple's
     evidence = ["no NVIDIA device (vendor 10de) on the PCI bus" if facts.pci_devices == () else "no GPU reported by the driver"]
     if facts.driver and facts.driver.nvml_error:
         evidence.append(f"NVML: {facts.driver.nvml_error}")

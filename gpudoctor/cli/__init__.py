@@ -20,6 +20,8 @@ _COMMANDS = {
     "env": ("gpudoctor.cli.env_cmd", "env", "Write conda/pip/Docker environment files this machine can really run."),
     "verify": ("gpudoctor.cli.verify_cmd", "verify", "Train tiny CNN, LSTM and transfer-learning models to prove the GPU works."),
     "matrix": ("gpudoctor.cli.matrix_cmd", "matrix", "Show and query the compatibility matrix."),
+    "bench": ("gpudoctor.cli.bench_cmd", "bench", "Measure the GPU (matmul, memory, PCIe, training step) against its spec."),
+    "fleet": ("gpudoctor.cli.fleet_cmd", "fleet", "Diagnose many nodes (Slurm srun, or a directory of reports): failures, findings, drift."),
 }
 
 

@@ -5,9 +5,12 @@
     gpudoctor matrix tf 2.16              a TensorFlow release: Python, CUDA/cuDNN, arch, Windows, and-cuda, Keras
     gpudoctor matrix cuda 12.8            a CUDA release: drivers, minor-version floor, architectures, who uses it
     gpudoctor matrix cudnn 9.3            a cuDNN release: CUDA builds, compute capabilities
+    gpudoctor matrix rocm 6.4             a ROCm release: the torch wheels built for it, their gfx targets, AMD GPUs
     gpudoctor matrix gpu "RTX 4090"       a GPU: compute capability and the newest builds with code for it
     gpudoctor matrix driver 535.104.05    a driver (or a branch: 535, R535): the CUDA it supports
+    gpudoctor matrix jax 0.7              JAX releases: Python, CUDA plugin wheels, driver / GPU / cuDNN floors
     gpudoctor matrix keras 2.3.1          a Keras release: the TensorFlow it fits (--tf 2.16: the Keras for a TensorFlow)
+    gpudoctor matrix jetpack 6.2          a JetPack release (or L4T r36.4.3): CUDA, cuDNN, TensorRT, NVIDIA's torch builds
 
 Parse, ask gpudoctor.matrix.queries, render (gpudoctor.render.matrix_text, or the answer as JSON), exit. An unknown
 release is a one-line error that says which releases the matrix knows, with exit code 2.
@@ -103,6 +106,18 @@ def tf_cmd(version: str, as_json: bool) -> None:
 matrix.add_command(tf_cmd, "tensorflow")
 
 
+@matrix.command("jax")
+@click.argument("version")
+@json_option
+def jax_cmd(version: str, as_json: bool) -> None:
+    """JAX releases of a series ("0.7") or one release ("0.7.2"): Python, the jax[cuda12] / jax[cuda13] plugin
+    wheels and the driver, GPU, CUDA and cuDNN they need."""
+    from ..matrix.jax_queries import jax_info
+    from ..render.matrix_jax import jax_lines
+
+    _answer(as_json, lambda m: jax_info(m, version), jax_lines)
+
+
 @matrix.command("cuda")
 @click.argument("version")
 @json_option
@@ -123,6 +138,17 @@ def cudnn_cmd(version: str, as_json: bool) -> None:
     from ..render.matrix_text import cudnn_lines
 
     _answer(as_json, lambda m: cudnn_info(m, version), cudnn_lines)
+
+
+@matrix.command("rocm")
+@click.argument("version")
+@json_option
+def rocm_cmd(version: str, as_json: bool) -> None:
+    """A ROCm release ("6.4"): the official torch wheels built for it, their gfx targets and the AMD GPUs they run on."""
+    from ..matrix.rocm_queries import rocm_info
+    from ..render.matrix_rocm import rocm_lines
+
+    _answer(as_json, lambda m: rocm_info(m, version), rocm_lines)
 
 
 @matrix.command("gpu")
@@ -165,3 +191,15 @@ def keras_cmd(version: str | None, tf_release: str | None, as_json: bool) -> Non
         _answer(as_json, lambda m: keras_for_tf(m, tf_release), keras_pin_lines)
     else:
         _answer(as_json, lambda m: keras_info(m, version), keras_lines)
+
+
+@matrix.command("jetpack")
+@click.argument("release")
+@json_option
+def jetpack_cmd(release: str, as_json: bool) -> None:
+    """A JetPack release ("6.2", "5.1.2") or an L4T release ("r36.4.3"): its L4T, CUDA, cuDNN, TensorRT, Python and
+    NVIDIA's PyTorch builds for Jetson."""
+    from ..matrix.platform_queries import jetpack_info
+    from ..render.platform_text import jetpack_lines
+
+    _answer(as_json, lambda m: jetpack_info(m, release), jetpack_lines)

@@ -37,35 +37,44 @@ def _device(ctx: click.Context, param: click.Parameter, value: str) -> str:
 
     value = value.strip().lower()
     if not DEVICE_PATTERN.match(value):
-        raise click.BadParameter(f"{value!r}: use auto, cpu, cuda or cuda:N (N a device index, 0 to 9999)")
+        raise click.BadParameter(f"{value!r}: use auto, cpu, cuda or cuda:N (N a device index, 0 to 9999), mps, xpu, xpu:N or directml")
     return value
 
 
 @click.command("verify")
-@click.option("--framework", type=click.Choice(["torch", "tf", "all"]), default="all", show_default=True,
-              help="Which framework's smoke tests to run.")
+@click.option("--framework", type=click.Choice(["torch", "tf", "jax", "all"]), default="all", show_default=True,
+              help="Which framework's smoke tests to run (all: every one installed).")
 @click.option("--test", "tests", multiple=True, callback=_split_tests,
               help="Comma-separated tests: cnn, lstm, transfer (repeatable; default: all three).")
 @click.option("--device", default="auto", show_default=True, callback=_device,
-              help="auto (CUDA if the framework sees one, else the CPU), cpu, cuda or cuda:N.")
+              help="auto (CUDA, else MPS or XPU if the framework sees one, else the CPU), cpu, cuda, cuda:N, "
+                   "mps (Apple), xpu, xpu:N (Intel) or directml (torch-directml; PyTorch only).")
 @click.option("--amp/--no-amp", default=None,
               help="One mixed-precision step (fp16 with loss scaling; bf16 where supported). "
                    "Default: on when the GPU has compute capability 7.0 or more.")
 @click.option("--weights", "weights", multiple=True, type=click.Path(exists=True, dir_okay=False),
               help="Backbone weights for transfer learning: a state_dict (.pt/.pth) for PyTorch's MobileNetV3-small, "
-                   "a Keras weights file (.h5) for MobileNetV2 (alpha 0.35). Repeatable.")
+                   "a Keras weights file (.h5) for MobileNetV2 (alpha 0.35), a .npz for the JAX backbone. Repeatable.")
 @click.option("--timeout", "timeout", type=click.FloatRange(min=1.0, max=MAX_TIMEOUT_S), default=300.0, show_default=True,
               callback=_timeout,
               help="Seconds each test may take before it is killed and failed.")
+@click.option("--multi-gpu/--no-multi-gpu", "multi_gpu", default=None,
+              help="Only the multi-GPU test: DistributedDataParallel over every visible GPU (NCCL), or over CPU "
+                   "processes (gloo) when fewer than two GPUs are visible. Default: run it, after the other tests, "
+                   "when more than one GPU is visible.")
+@click.option("--nproc", type=click.IntRange(min=2, max=64), default=None,
+              help="Run the multi-GPU test with N gloo processes on the CPU (implies --multi-gpu).")
 @click.option("--json", "as_json", is_flag=True, help="Print the results as JSON (schema gpudoctor.verify/1).")
 @click.option("-v", "--verbose", is_flag=True, help="Show the child's stderr tail for every failed test.")
 def verify(framework: str, tests: tuple[str, ...], device: str, amp: bool | None, weights: tuple[str, ...],
-           timeout: float, as_json: bool, verbose: bool) -> None:  # fmt: skip
+           timeout: float, multi_gpu: bool | None, nproc: int | None, as_json: bool, verbose: bool) -> None:  # fmt: skip
     """Train tiny CNN, LSTM and transfer-learning models to prove the GPU works.
 
-    Every framework x test pair runs in its own child process with a timeout. Exit status: 0 when every test that
+    Every framework x test pair runs in its own child process with a timeout; the multi-GPU test is one torchrun
+    launch (all ranks) with the same timeout. Exit status: 0 when every test that
     ran passed (skips are not failures), 1 when one failed or none ran (nothing was proved), 2 for a usage error.
     """
+    from gpudoctor.matrix.framework import Framework
     from gpudoctor.verify import FRAMEWORKS, run_verify
     from gpudoctor.verify import weights as weights_mod
     from gpudoctor.verify.model import VerifyOptions
@@ -74,16 +83,19 @@ def verify(framework: str, tests: tuple[str, ...], device: str, amp: bool | None
     for path in weights:
         if weights_mod.framework_of(path) is None:
             raise click.BadParameter(
-                f"{path}: not a weights file gpudoctor knows (.pt/.pth/.bin for PyTorch, .h5/.hdf5/.keras for Keras)",
+                f"{path}: not a weights file gpudoctor knows (.pt/.pth/.bin for PyTorch, .h5/.hdf5/.keras for Keras, .npz for JAX)",
                 param_hint="--weights",
             )
     options = VerifyOptions(
-        frameworks=FRAMEWORKS if framework == "all" else (framework,),
+        frameworks=FRAMEWORKS if framework == "all" else (Framework.parse(framework),),
         tests=tests,
         device=device,
         amp=amp,
         weights=tuple(os.path.abspath(p) for p in weights),
         timeout_s=timeout,
+        multi_gpu=multi_gpu,
+        nproc=nproc,
+        gpus=_visible_gpus() if multi_gpu is not False and nproc is None else None,
     )
     listener = None if as_json or not sys.stderr.isatty() else _progress_listener()
     try:
@@ -104,6 +116,20 @@ def verify(framework: str, tests: tuple[str, ...], device: str, amp: bool | None
         unicode = (sys.stdout.encoding or "").lower().replace("-", "") in {"utf8", "utf16"}
         click.echo(to_text(report, verbose=verbose, unicode=unicode), nl=False)
     sys.exit(int(exit_code(report)))
+
+
+def _visible_gpus() -> int | None:
+    """The NVIDIA GPUs a CUDA program here would see (NVML's count narrowed by CUDA_VISIBLE_DEVICES); None when
+    NVML cannot tell (no driver, no binding): then the multi-GPU test runs only when asked for."""
+    from gpudoctor.errors import ProbeFailed
+    from gpudoctor.multigpu import visible_gpu_count
+    from gpudoctor.probes.nvml import probe_nvml
+
+    try:
+        _, gpus = probe_nvml()
+    except (ProbeFailed, ImportError, OSError):
+        return None
+    return visible_gpu_count(len(gpus), os.environ.get("CUDA_VISIBLE_DEVICES"))
 
 
 def _progress_listener():  # -> Listener with a .bars (rich Progress) attribute

@@ -94,7 +94,7 @@ def generate(request: EnvRequest, matrix: Any, probe: Callable[[], Any] | None =
     try:
         framework = Framework.parse(request.framework).value
     except ValueError:
-        raise UsageError(f"--framework {request.framework!r}: expected torch or tf") from None
+        raise UsageError(f"--framework {request.framework!r}: expected torch, tf or jax") from None
     _validate(request, matrix, framework)
     target, gpu_names, source, facts = _target(request, matrix, probe)
     warnings = tuple(facts_warnings(facts, target)) if facts is not None and not request.cpu else ()
@@ -164,10 +164,14 @@ def _validate(request: EnvRequest, matrix: Any, framework: str) -> None:
         text = request.version.strip()
         if not re.fullmatch(r"\d+(\.\d+){1,2}", text):
             raise UsageError(f"--framework-version {request.version!r}: expected a release such as 2.14.1 or 2.14")
-        releases = matrix.torch if framework == "torch" else matrix.tensorflow
+        releases = matrix.torch if framework == "torch" else matrix.tensorflow if framework == "tensorflow" else ()
         series = ".".join(text.split(".")[:2])
-        if not any(r.series == series for r in releases):
-            known = ", ".join(r.series for r in releases)
+        if framework == "jax":
+            known_series = tuple(dict.fromkeys(".".join(v.split(".")[:2]) for v in matrix.jax.known())) if matrix.jax else ()
+        else:
+            known_series = tuple(r.series for r in releases)
+        if series not in known_series:
+            known = ", ".join(known_series)
             raise UsageError(f"--framework-version {text}: {framework} {series} is not in the compatibility matrix (it knows {known})")
 
 
@@ -222,9 +226,10 @@ def _next_steps(plan: Plan, files: tuple[tuple[str, str], ...], name: str, docke
     from .render import gpudoctor_requirement
 
     if gpudoctor_requirement(plan.choice.python):
-        steps.append(f"gpudoctor verify   (inside the new environment, after installing gpudoctor there: proves that it trains {where})")
+        verify = "gpudoctor verify --framework jax" if plan.choice.framework == "jax" else "gpudoctor verify"
+        steps.append(f"{verify}   (inside the new environment, after installing gpudoctor there: proves that it trains {where})")
     else:
-        steps.append(f"python -c \"import {'torch' if plan.choice.framework == 'torch' else 'tensorflow'}\"   (gpudoctor needs Python >= 3.10 and cannot run in this Python {plan.choice.python} environment)")
+        steps.append(f"python -c \"import {plan.choice.framework}\"   (gpudoctor needs Python >= 3.10 and cannot run in this Python {plan.choice.python} environment)")
     return tuple(steps)
 
 

@@ -29,6 +29,7 @@ CONDA_CHANNELS = ("conda-forge", "nodefaults")
 _SMOKE = {
     "torch": "import torch; print('torch', torch.__version__, 'CUDA available:', torch.cuda.is_available())",
     "tensorflow": "import tensorflow as tf; print('tensorflow', tf.__version__, 'GPUs:', tf.config.list_physical_devices('GPU'))",
+    "jax": "import jax; print('jax', jax.__version__, 'devices:', jax.devices())",
 }
 _NAME_OK = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,99}")
 _YAML_PLAIN = re.compile(r"[A-Za-z_][A-Za-z0-9_.=<>!~,+\-\[\]* ]*|--[a-z][a-z-]* https?://[^\s#'\"]+")

@@ -37,7 +37,7 @@ class Target:
 
 @dataclass(frozen=True)
 class Choice:
-    framework: str  # "torch" | "tensorflow"
+    framework: str  # "torch" | "tensorflow" | "jax"
     version: str  # "2.14.1" (exact release)
     variant: str  # "cu130" | "cu126" | "cpu" | "and-cuda" | "cuda-11.2-conda" | "cuda-10.0-system"
     index_url: str | None  # PyTorch's index for torch; None = the default package index suffices
@@ -56,7 +56,7 @@ class Choice:
         """"torch 2.14.1+cu126", "tensorflow 2.21.0 (and-cuda)"."""
         if self.framework == "torch":
             return f"torch {self.version}+{self.variant}"
-        return f"tensorflow {self.version} ({self.variant})"
+        return f"{self.framework} {self.version} ({self.variant})"
 
 
 class NoFit(GpuDoctorError):

@@ -42,7 +42,10 @@ def solve_tf(matrix: Matrix, target: Target, version: str | None, cpu: bool) -> 
                 why = f"macOS {target.arch}: TensorFlow has no CUDA build there (the CPU build; Metal through the separate tensorflow-metal plugin)"
             else:
                 why = "no NVIDIA GPU: runs on the CPU"
-            return Choice("tensorflow", exact, "cpu", None, (f"tensorflow=={exact}",), py, None, reasons=(py_reason, why), skipped=skipped), rejects
+            packages, notes = (f"tensorflow=={exact}",), ()
+            if not cpu and target.os == "darwin" and target.arch != "x86_64":
+                packages, why, notes = _with_metal(matrix, exact, py, packages, why)
+            return Choice("tensorflow", exact, "cpu", None, packages, py, None, reasons=(py_reason, why), notes=notes, skipped=skipped), rejects
         choice = _gpu_choice(matrix, target, release, exact, py, py_reason, rejects)
         if choice is not None:
             return choice, rejects
@@ -200,3 +203,16 @@ def tf_windows(matrix: Matrix, target: Target, version: str | None) -> Choice:
         reasons=tuple(reasons) + fit.reasons,
         notes=fit.notes + (wsl, venv),
     )
+
+
+def _with_metal(matrix: Matrix, exact: str, py: str, packages: tuple[str, ...], why: str) -> tuple[tuple[str, ...], str, tuple[str, ...]]:
+    """Apple silicon: tensorflow-metal of this TensorFlow (matrices/apple.toml), where it has a wheel for this Python."""
+    tables = matrix.platform_tables
+    pairing = tables.apple.metal_for_tf(exact) if tables and tables.apple else None
+    if pairing is None:
+        return packages, why, (f"no tensorflow-metal is known for tensorflow {exact}: it trains on the CPU",)
+    if pairing.python and py not in pairing.python:
+        return packages, why, (f"tensorflow-metal {pairing.plugin} has no wheel for Python {py} (it has {', '.join(pairing.python)}): "
+                               f"ask for --python {pairing.python[-1]} to train on the Apple GPU",)
+    return (*packages, f"tensorflow-metal=={pairing.plugin}.*"), (
+        f"macOS arm64: tensorflow-metal {pairing.plugin} (the plug-in for TensorFlow {pairing.tensorflow}) trains on the Apple GPU"), ()

@@ -11,18 +11,19 @@ class Framework(str, Enum):
 
     TORCH = "torch"
     TENSORFLOW = "tensorflow"
+    JAX = "jax"
 
     __str__ = str.__str__  # "torch" in f-strings and str() on every Python (3.12 would print "Framework.TORCH")
     __format__ = str.__format__
 
     @property
     def label(self) -> str:
-        """The name people read: "PyTorch", "TensorFlow"."""
+        """The name people read: "PyTorch", "TensorFlow", "JAX"."""
         return _LABELS[self]
 
     @property
     def short(self) -> str:
-        """The name the CLI prints and env names use: "torch", "tf"."""
+        """The name the CLI prints and env names use: "torch", "tf", "jax"."""
         return _SHORT[self]
 
     @property
@@ -32,11 +33,11 @@ class Framework(str, Enum):
 
     @classmethod
     def parse(cls, alias: str) -> Framework:
-        """"torch" / "pytorch" -> TORCH; "tensorflow" / "tf" -> TENSORFLOW (any case). ValueError for anything else."""
+        """"torch" / "pytorch" -> TORCH; "tensorflow" / "tf" -> TENSORFLOW; "jax" -> JAX (any case). ValueError else."""
         try:
             return _ALIASES[alias.strip().lower()]
         except (KeyError, AttributeError):
-            raise ValueError(f"unknown framework {alias!r} (torch or tensorflow)") from None
+            raise ValueError(f"unknown framework {alias!r} (torch, tensorflow or jax)") from None
 
     @classmethod
     def all_aliases(cls) -> tuple[str, ...]:
@@ -44,6 +45,7 @@ class Framework(str, Enum):
         return tuple(sorted(_ALIASES))
 
 
-_LABELS = {Framework.TORCH: "PyTorch", Framework.TENSORFLOW: "TensorFlow"}
-_SHORT = {Framework.TORCH: "torch", Framework.TENSORFLOW: "tf"}
-_ALIASES = {"torch": Framework.TORCH, "pytorch": Framework.TORCH, "tensorflow": Framework.TENSORFLOW, "tf": Framework.TENSORFLOW}
+_LABELS = {Framework.TORCH: "PyTorch", Framework.TENSORFLOW: "TensorFlow", Framework.JAX: "JAX"}
+_SHORT = {Framework.TORCH: "torch", Framework.TENSORFLOW: "tf", Framework.JAX: "jax"}
+_ALIASES = {"torch": Framework.TORCH, "pytorch": Framework.TORCH, "tensorflow": Framework.TENSORFLOW, "tf": Framework.TENSORFLOW,
+            "jax": Framework.JAX}

@@ -8,13 +8,17 @@ from typing import Any
 
 from ..errors import MatrixError
 from . import row_readers as rows
+from .gpu_specs import parse_spec_table
+from .jax_table import jax_table
 from .keras import load_keras_table
 from .model import Matrix
 from .platforms import load_platforms  # platforms.toml: macOS, aarch64, Jetson, base images
 from .reader import Reader
+from .rocm import load_rocm  # rocm.toml + amd_gpus.toml: ROCm wheels, AMD GPUs
 from .versions import vtuple
+from .xid import load_xid  # xid.toml: NVIDIA Xid numbers, meanings, remedies
 
-MATRIX_FILES = ("cuda.toml", "torch.toml", "tensorflow.toml", "cudnn.toml", "gpus.toml", "keras.toml")
+MATRIX_FILES = ("cuda.toml", "torch.toml", "tensorflow.toml", "cudnn.toml", "gpus.toml", "keras.toml", "jax.toml")
 
 
 def parse_and_validate(directory: Path) -> Matrix:
@@ -44,6 +48,7 @@ def parse_and_validate(directory: Path) -> Matrix:
     tf = Reader("tensorflow.toml", docs["tensorflow.toml"], "")
     cudnn = Reader("cudnn.toml", docs["cudnn.toml"], "")
     gpus = Reader("gpus.toml", docs["gpus.toml"], "")
+    jax = jax_table(docs["jax.toml"])
     matrix = Matrix(
         reviewed=min(reviewed.values()),
         sources=sources,
@@ -64,9 +69,26 @@ def parse_and_validate(directory: Path) -> Matrix:
         reviewed_by_file=reviewed,
         keras=load_keras_table(Reader("keras.toml", docs["keras.toml"], "")),
         platforms=load_platforms(directory, tomllib),
+        rocm=load_rocm(directory, tomllib),
+        gpu_specs=parse_spec_table(docs["gpus.toml"], lambda data, where: Reader("gpus.toml", data, where)),
+        xid=load_xid(directory, tomllib),
+        jax=jax,
     )
     rows.cross_check(matrix)
-    return _with_wheels_and_rules(matrix, directory, tomllib)
+    return _with_platform_tables(_with_wheels_and_rules(matrix, directory, tomllib), directory, tomllib)
+
+
+def _with_platform_tables(matrix: Matrix, directory: Path, tomllib) -> Matrix:
+    """Add matrices/jetpack.toml, apple.toml and accelerators.toml (each optional), their dates and sources."""
+    import dataclasses
+
+    from .platform_tables import load_platform_tables
+
+    tables = load_platform_tables(directory, tomllib)
+    return dataclasses.replace(
+        matrix, platform_tables=tables, sources={**matrix.sources, **dict(tables.sources)},
+        reviewed_by_file={**matrix.reviewed_by_file, **dict(tables.reviewed)},
+    )
 
 
 def _with_wheels_and_rules(matrix: Matrix, directory: Path, tomllib) -> Matrix:

@@ -28,8 +28,13 @@ from .versions import cuda_tag, local_tag, python_span, series, try_vtuple, tupl
 
 if TYPE_CHECKING:
     from .broken import BrokenRule
+    from .gpu_specs import GpuSpecTable
+    from .jax_table import JaxTable
     from .keras import KerasTable
+    from .platform_tables import PlatformTables
     from .platforms import Platforms
+    from .rocm import RocmTable
+    from .xid import XidTable
     from .wheels import WheelOverlay, WheelRelease
 
 __all__ = [
@@ -62,6 +67,11 @@ class Matrix:
     wheels: "WheelOverlay | None" = None  # what the published wheels say (matrices/wheels.toml)
     known_broken: tuple["BrokenRule", ...] = ()  # matrices/known_broken.toml
     keras: "KerasTable | None" = None  # matrices/keras.toml (gpudoctor.matrix.keras)
+    rocm: "RocmTable | None" = None  # matrices/rocm.toml + amd_gpus.toml (gpudoctor.matrix.rocm)
+    gpu_specs: "GpuSpecTable | None" = None  # gpus.toml's [[spec]] rows: peak FLOPS, bandwidth, link (bench)
+    platform_tables: "PlatformTables | None" = None  # jetpack / apple / accelerators.toml (matrix.platform_tables)
+    xid: "XidTable | None" = None  # matrices/xid.toml (gpudoctor.matrix.xid)
+    jax: "JaxTable | None" = None  # matrices/jax.toml (gpudoctor.matrix.jax_table; None: a hand-built matrix)
 
     # -- published wheels ---------------------------------------------------------------------------------------
 

@@ -7,6 +7,8 @@ says which releases it knows. The driver a build needs is the solver's rule (``d
 
 from __future__ import annotations
 
+from .gpu_specs import GpuSpec
+
 from dataclasses import dataclass
 from typing import Any
 
@@ -196,6 +198,7 @@ class GpuInfo:
     newest_torch: dict[str, str | None] | None
     newest_tensorflow: dict[str, str | None] | None
     sources: tuple[str, ...]
+    specs: tuple[GpuSpec, ...] = ()  # data-sheet figures of the boards this name covers (gpus.toml [[spec]])
 
 
 def gpu_model(m: Matrix, name: str) -> GpuModel:
@@ -229,7 +232,8 @@ def gpu_info(m: Matrix, name: str) -> GpuInfo:
     rows = [i for i, t in enumerate(m.cuda_targets) if vtuple(t.min_cc) <= cc <= vtuple(t.max_cc)]
     until = m.cuda_targets[rows[-1] + 1].since if rows and rows[-1] + 1 < len(m.cuda_targets) else None
     return GpuInfo(name, model.cc, model.architecture, model.names, f"{m.cuda_targets[rows[0]].since}+" if rows else None, until,
-                   newest_torch_for(m, model.cc), newest_tf_for(m, model.cc), tuple(m.sources["gpus.toml"]))
+                   newest_torch_for(m, model.cc), newest_tf_for(m, model.cc), tuple(m.sources["gpus.toml"]),
+                   m.gpu_specs.matching(name) if m.gpu_specs else ())
 
 
 # -- driver -------------------------------------------------------------------------------------------------------

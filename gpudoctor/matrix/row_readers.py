@@ -137,3 +137,8 @@ def cross_check(m: Matrix) -> None:
     for major in {vtuple(r.version)[0] for r in m.cuda_releases if vtuple(r.version)[0] >= 11}:
         if m.cuda_major(major) is None:
             raise MatrixError(f"matrices/cuda.toml: key 'major': no minor-version floor for CUDA {major}.x")
+    if m.gpu_specs is not None:
+        for spec in m.gpu_specs.specs:
+            for name in spec.names:
+                if m.gpu_by_name(name) is None:
+                    raise MatrixError(f"matrices/gpus.toml: spec {spec.name!r}: {name!r} is in no compute-capability row")

@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING
 
 from ._solve_core import DEFAULT_PYTHON_CAP, Choice, NoFit, Target, UnknownRelease, fw_name, quote
 from .driver import DriverVerdict, driver_os, driver_verdict
+from ._solve_jax import solve_jax
 from ._solve_tf import solve_tf
 from ._solve_torch import solve_torch
 from .model import Framework, Matrix, arch_support, try_vtuple, vtuple
@@ -146,7 +147,7 @@ def _attempt(matrix: Matrix, target: Target, fw: str, version: str | None, cpu: 
                 reasons=("TensorFlow documents GPU pip installs for Linux x86_64 and WSL2 only; no TensorFlow page says its aarch64 wheels are CUDA builds",),
                 suggestion="use NVIDIA's NGC TensorFlow container for Arm64, or --cpu for the CPU build",
             )
-    solver = solve_torch if fw == "torch" else solve_tf
+    solver = solve_torch if fw == "torch" else solve_jax if fw == "jax" else solve_tf
     choice, rejects = solver(matrix, target, version, cpu)
     if choice is None:
         raise _no_fit(fw, matrix, target, version, rejects)
@@ -196,6 +197,10 @@ def _driver_needed(matrix: Matrix, target: Target, fw: str, version: str | None)
     if not (target.driver_version or target.driver_cuda) or target.arch != "x86_64":
         return None
     os = driver_os(target.os, target.wsl)
+    if fw == "jax":
+        from ._solve_jax import jax_driver_needed
+
+        return jax_driver_needed(matrix, target)
     if fw == "torch":
         rel = matrix.torch_release(version) if version else matrix.newest_torch()
         builds = [(v.arch_for(os), v.cuda, v.cudnn) for v in rel.variants if v.cuda] if rel else []

@@ -3,22 +3,31 @@
 
 from .facts import (
     SNAPSHOT_SCHEMA,
+    AmdGpu,
+    Apple,
     Contradiction,
     CudaToolkit,
     Driver,
     Facts,
     Frameworks,
     Gpu,
+    GpuHealth,
     Host,
+    Jetson,
+    Notebook,
+    KernelLog,
     GpuProcess,
+    JaxBuild,
     Libraries,
     Library,
     Pcie,
     PciDevice,
     ProbeError,
+    Rocm,
     Symptom,
     TensorflowBuild,
     TorchBuild,
+    XidEvent,
 )
 from .report import (
     REPORT_SCHEMA,
@@ -35,8 +44,8 @@ from .report import (
 )
 
 __all__ = [
-    "REPORT_SCHEMA", "SNAPSHOT_SCHEMA", "CheckCrash", "Contradiction", "CudaToolkit", "Driver", "ExitCode", "Facts",
-    "Finding", "Fix", "Frameworks", "Gpu", "GpuProcess", "Host", "Libraries", "Library", "Pcie", "PciDevice", "ProbeError",
+    "REPORT_SCHEMA", "SNAPSHOT_SCHEMA", "AmdGpu", "CheckCrash", "Contradiction", "CudaToolkit", "Driver", "ExitCode", "Facts",
+    "Finding", "Fix", "Frameworks", "Gpu", "GpuHealth", "GpuProcess", "KernelLog", "XidEvent", "Host", "JaxBuild", "Libraries", "Library", "Pcie", "PciDevice", "ProbeError", "Rocm",
     "Report", "Section", "SectionResult", "Severity", "Status", "Symptom", "TensorflowBuild", "TorchBuild",
-    "exit_code",
+    "exit_code", "Apple", "Jetson", "Notebook",
 ]

@@ -12,6 +12,23 @@ from dataclasses import dataclass
 SNAPSHOT_SCHEMA = "gpudoctor.facts/1"
 
 
+@dataclass(frozen=True)
+class Apple:
+    """A Mac (host.apple; only on darwin): what decides whether PyTorch's MPS and tensorflow-metal can run."""
+
+    macos: str | None = None  # platform.mac_ver(): "14.5"
+    python_arch: str | None = None  # this Python's architecture: "arm64" | "x86_64"
+    rosetta: bool | None = None  # sysctl.proc_translated == 1: an x86_64 Python translated on Apple silicon
+    chip: str | None = None  # "Apple M2 Pro" (machdep.cpu.brand_string or system_profiler's "Chipset Model")
+
+
+@dataclass(frozen=True)
+class Notebook:
+    """A hosted notebook (host.notebook): Google Colab or Kaggle, and what its runtime says about accelerators."""
+
+    kind: str | None = None  # "colab" | "kaggle"
+    env: dict[str, str] | None = None  # the variables that told (COLAB_GPU, COLAB_RELEASE_TAG, KAGGLE_KERNEL_RUN_TYPE...)
+
 
 @dataclass(frozen=True)
 class Host:
@@ -24,6 +41,8 @@ class Host:
     python: str | None = None
     env: dict[str, str] | None = None  # only the variables that matter, verbatim
     glibc: str | None = None
+    apple: Apple | None = None  # only on a Mac
+    notebook: Notebook | None = None  # only in Colab or Kaggle
 
 
 @dataclass(frozen=True)
@@ -51,6 +70,30 @@ class GpuProcess:
 
 
 @dataclass(frozen=True)
+class GpuHealth:
+    """Node-health readings of one GPU through NVML (added in 0.4). None = unknown (NotSupported on this GPU, an
+    older driver, no permission); False / 0 / () = probed and absent."""
+
+    lost: bool | None = None  # NVML answered NVML_ERROR_GPU_IS_LOST for this GPU (it fell off the bus)
+    persistence_mode: bool | None = None  # Linux only
+    display_active: bool | None = None  # a display is initialised on the GPU (False on a headless server)
+    clocks_event_reasons: tuple[str, ...] | None = None  # NVML reason names now active: "GpuIdle", "HwSlowdown", ...
+    utilization_gpu_percent: int | None = None  # at the moment of the probe
+    power_limit_mw: int | None = None  # nvmlDeviceGetPowerManagementLimit
+    power_default_limit_mw: int | None = None  # nvmlDeviceGetPowerManagementDefaultLimit
+    retired_pages_sbe: int | None = None  # pages retired for multiple single-bit ECC errors (pre-Ampere)
+    retired_pages_dbe: int | None = None  # pages retired for a double-bit ECC error (pre-Ampere)
+    retired_pages_pending: bool | None = None  # a retirement waits for the next reset / reboot
+    remapped_rows_corrected: int | None = None  # rows remapped for correctable errors (Ampere and newer)
+    remapped_rows_uncorrected: int | None = None
+    remap_pending: bool | None = None  # a remap waits for a GPU reset
+    remap_failure: bool | None = None  # a remap failed: the GPU ran out of spare rows
+    nvlink_active: tuple[int, ...] | None = None  # link numbers whose state is active; () = the GPU has links, none up
+    nvlink_inactive: tuple[int, ...] | None = None  # link numbers that exist and are not active
+    fabric_state: str | None = None  # NVSwitch fabric (Hopper+): "not-started" | "in-progress" | "completed"
+
+
+@dataclass(frozen=True)
 class Gpu:
     index: int | None = None
     name: str | None = None
@@ -63,6 +106,7 @@ class Gpu:
     mig_enabled: bool | None = None
     ecc_uncorrected_errors: int | None = None
     processes: tuple[GpuProcess, ...] | None = None
+    health: GpuHealth | None = None  # added in 0.4
 
 
 @dataclass(frozen=True)
@@ -106,6 +150,10 @@ class TorchBuild:
     device_count: int | None = None  # only with --deep
     import_error: str | None = None
     path: str | None = None
+    xpu: str | None = None  # torch.version.xpu (Intel GPU builds, "+xpu" wheels)
+    mps_built: bool | None = None  # only with --deep: torch.backends.mps.is_built()
+    mps_available: bool | None = None  # only with --deep: torch.backends.mps.is_available()
+    xpu_available: bool | None = None  # only with --deep: torch.xpu.is_available()
 
 
 @dataclass(frozen=True)
@@ -121,9 +169,53 @@ class TensorflowBuild:
 
 
 @dataclass(frozen=True)
+class JaxBuild:
+    """jax, jaxlib and the CUDA plugin, read from the installed distributions (python_packages); with --deep, what
+    ``jax.devices()`` saw in a child process. Since jax 0.4.30 the CUDA support is a separate plugin
+    (jax-cuda12-plugin / jax-cuda13-plugin with its -pjrt wheel); jaxlib alone is the CPU build."""
+
+    version: str | None = None  # the jax distribution
+    jaxlib: str | None = None  # the jaxlib distribution; None: unknown
+    build: str | None = None  # "cuda12" | "cuda13" (a CUDA plugin or an old "+cuda12" jaxlib) | "cpu"; None: unknown
+    plugin: str | None = None  # the CUDA plugin's version ("jax-cuda12-plugin" or its -pjrt wheel)
+    pjrt: str | None = None  # the jax-cudaNN-pjrt version
+    backend: str | None = None  # only with --deep: jax.default_backend() ("gpu" | "cpu" | ...)
+    devices: tuple[str, ...] | None = None  # only with --deep: str() of each of jax.devices()
+    gpu_devices: int | None = None  # only with --deep: how many of them are GPUs
+    import_error: str | None = None
+
+
+@dataclass(frozen=True)
 class Frameworks:
     torch: TorchBuild | None = None
     tensorflow: TensorflowBuild | None = None
+    jax: JaxBuild | None = None
+
+
+@dataclass(frozen=True)
+class AmdGpu:
+    """An AMD GPU as amdsmi, rocminfo, rocm-smi or the kernel's KFD topology (sysfs) reports it."""
+
+    index: int | None = None
+    name: str | None = None  # marketing name ("AMD Radeon RX 7900 XTX"); None when only the target is known
+    gfx_target: str | None = None  # LLVM target without features: "gfx1100", "gfx90a"
+    pci_bus_id: str | None = None
+    memory_total_mib: int | None = None
+
+
+@dataclass(frozen=True)
+class Rocm:
+    """The ROCm stack around the AMD GPUs. None = unknown; False / () = probed and absent."""
+
+    version: str | None = None  # /opt/rocm/.info/version (or the rocm-core package): "6.4.1"
+    hip_runtime: str | None = None  # "HIP runtime version" (collect_env): "6.4.43482"
+    miopen: str | None = None  # "MIOpen runtime version" (collect_env)
+    amdgpu_loaded: bool | None = None  # the amdgpu kernel module is loaded (/sys/module/amdgpu)
+    kfd_present: bool | None = None  # /dev/kfd exists (the compute interface ROCm needs)
+    device_groups: tuple[str, ...] | None = None  # groups that own /dev/kfd and /dev/dri/renderD* ("render", "video")
+    user_groups: tuple[str, ...] | None = None  # groups of the user running gpudoctor
+    user_is_root: bool | None = None
+    source: str | None = None  # where the GPU list came from: "amdsmi" | "rocminfo" | "rocm-smi" | "sysfs"
 
 
 @dataclass(frozen=True)
@@ -133,7 +225,7 @@ class Symptom:
 
     kind: str
     text: str
-    framework: str | None = None  # "torch" | "tensorflow" | None
+    framework: str | None = None  # "torch" | "tensorflow" | "jax" | None
     subject: str | None = None  # what it names: a library ("libcudnn.so.8"), an arch ("sm_120"), a package
 
 
@@ -149,9 +241,38 @@ class Contradiction:
 
 
 @dataclass(frozen=True)
+class XidEvent:
+    """One NVIDIA Xid line of the kernel log: "NVRM: Xid (PCI:0000:3b:00): 79, pid=..., GPU has fallen off the bus."."""
+
+    xid: int
+    pci_bus_id: str | None = None  # as the driver printed it: "0000:3b:00"
+    text: str | None = None  # the message after the Xid number, cut to 300 characters
+
+
+@dataclass(frozen=True)
+class KernelLog:
+    """What the kernel log says about the NVIDIA GPUs since boot. ``None`` at Facts level: not read (no NVIDIA GPU,
+    or dmesg and journalctl were both refused); () here: read, nothing of the kind."""
+
+    source: str | None = None  # "dmesg" | "journalctl -k" | "pasted"
+    xid_events: tuple[XidEvent, ...] | None = None
+    fallen_off_bus: tuple[str, ...] | None = None  # bus ids from "NVRM: GPU 0000:3b:00.0: GPU has fallen off the bus."
+
+
+@dataclass(frozen=True)
 class ProbeError:
     probe: str
     error: str
+
+
+@dataclass(frozen=True)
+class Jetson:
+    """An NVIDIA Jetson module (L4T): its GPU is integrated, so there is no PCI device, NVML or nvidia-smi."""
+
+    l4t: str | None = None  # "36.4.3", from /etc/nv_tegra_release ("# R36 (release), REVISION: 4.3, ...")
+    l4t_core: str | None = None  # the nvidia-l4t-core package version: "36.4.3-20250107174145"
+    board: str | None = None  # nv_tegra_release's BOARD: "t186ref" (Xavier/Orin), "t210ref" (Nano/TX1)
+    model: str | None = None  # /proc/device-tree/model: "NVIDIA Jetson AGX Orin Developer Kit"
 
 
 @dataclass(frozen=True)
@@ -169,5 +290,9 @@ class Facts:
     symptoms: tuple[Symptom, ...] | None = None  # messages read from pasted logs
     provenance: dict[str, str] | None = None  # fact key path -> where it was read ("collect_env, line 12")
     contradictions: tuple[Contradiction, ...] | None = None
+    amd_gpus: tuple[AmdGpu, ...] | None = None  # added in 0.3: () = probed, no AMD GPU
+    rocm: Rocm | None = None  # added in 0.3
+    jetson: Jetson | None = None  # only on a Jetson (L4T); absent elsewhere
+    kernel_log: KernelLog | None = None  # added in 0.4: Xid events since boot
 
 

@@ -30,6 +30,7 @@ class Section(enum.Enum):
     CUDNN = "cuDNN"
     TORCH = "PyTorch"
     TENSORFLOW = "TensorFlow"
+    JAX = "JAX"
     ENVIRONMENT = "Environment"
 
 

@@ -44,12 +44,14 @@ def collect(runner: Runner | None = None, deep: bool = False, environ: Mapping[s
     linux = sys.platform.startswith("linux")
 
     host = rec.attempt("host", lambda: probe_host(environ))
+    host, jetson = _platforms(rec, runner, environ, host)
     pci_devices = module = module_version = None
     if linux:
         from .pci import probe_kernel_module, probe_pci
 
         pci_devices = rec.attempt("pci", probe_pci)
         module, module_version = rec.attempt("kernel-module", probe_kernel_module, (None, None))
+    kernel_log = _KernelLogReader(rec, runner) if linux and pci_devices else None
     driver, gpus = _driver_and_gpus(rec, runner)
     driver = Driver(
         version=driver.version or (module_version if module == "nvidia" else None),
@@ -59,14 +61,18 @@ def collect(runner: Runner | None = None, deep: bool = False, environ: Mapping[s
         nvml_error=driver.nvml_error,
     ) if linux else driver
 
+    amd_gpus, rocm = rec.attempt("amd", lambda: _amd(runner), (None, None)) if linux else (None, None)
     toolkits = rec.attempt("cuda-toolkits", lambda: probe_cuda_toolkits(runner, environ))
     libraries = rec.attempt("libraries", lambda: probe_libraries(runner, environ)) if linux else None
     packages = rec.attempt("python-packages", probe_python_packages)
     torch = rec.attempt("torch", probe_torch)
     tf_version = _first_installed(packages, ("tensorflow", "tensorflow-cpu", "tensorflow-gpu", "tensorflow-intel", "tensorflow-macos"))
     tensorflow = rec.attempt("tensorflow", lambda: probe_tensorflow(version=tf_version))
+    from .jax import jax_build
+
+    jax = rec.attempt("jax", lambda: jax_build(packages))
     if deep:
-        torch, tensorflow = _deepen(rec, runner, torch, tensorflow)
+        torch, tensorflow, jax = _deepen(rec, runner, torch, tensorflow, jax)
 
     return Facts(
         host=host,
@@ -76,9 +82,57 @@ def collect(runner: Runner | None = None, deep: bool = False, environ: Mapping[s
         cuda_toolkits=toolkits,
         libraries=libraries,
         python_packages=packages,
-        frameworks=Frameworks(torch=torch, tensorflow=tensorflow) if packages is not None else None,
+        frameworks=Frameworks(torch=torch, tensorflow=tensorflow, jax=jax) if packages is not None else None,
         probe_errors=tuple(rec.errors),
+        amd_gpus=amd_gpus,
+        rocm=rocm,
+        jetson=jetson,
+        kernel_log=kernel_log.result() if kernel_log else None,
     )
+
+
+class _KernelLogReader:
+    """Reads the kernel log (a dmesg subprocess, a few ms) on a thread while the other probes run, and only where an
+    NVIDIA device is on the PCI bus: a machine without one has no Xid to read and pays nothing."""
+
+    def __init__(self, rec: _Recorder, runner: Runner) -> None:
+        import threading
+
+        from .kernel_log import probe_kernel_log
+
+        self._log: Any = None
+        self._thread = threading.Thread(target=self._read, args=(rec, runner, probe_kernel_log), daemon=True)
+        self._thread.start()
+
+    def _read(self, rec: _Recorder, runner: Runner, probe: Callable[[Runner], Any]) -> None:
+        self._log = rec.attempt("kernel-log", lambda: probe(runner))
+
+    def result(self) -> Any:
+        self._thread.join(timeout=10.0)  # dmesg and journalctl carry their own timeouts (3 s, 5 s)
+        return self._log
+
+
+def _amd(runner: Runner) -> Any:
+    from .amd import probe_amd
+
+    return probe_amd(runner)
+
+
+def _platforms(rec: _Recorder, runner: Runner, environ: Mapping[str, str], host: Any) -> tuple[Any, Any]:
+    """A Mac's MPS facts and a notebook's runtime into the host facts; a Jetson's L4T release (aarch64 Linux only,
+    so a PC pays nothing for it)."""
+    import dataclasses
+
+    from .platforms import probe_apple, probe_jetson, probe_notebook
+
+    jetson = None
+    if sys.platform.startswith("linux") and host is not None and host.arch == "aarch64":
+        jetson = rec.attempt("jetson", lambda: probe_jetson(runner))
+    if host is None:
+        return host, jetson
+    apple = rec.attempt("apple", lambda: probe_apple(runner)) if sys.platform == "darwin" else None
+    notebook = rec.attempt("notebook", lambda: probe_notebook(environ))
+    return dataclasses.replace(host, apple=apple, notebook=notebook), jetson
 
 
 def _driver_and_gpus(rec: _Recorder, runner: Runner) -> tuple[Driver, tuple[Gpu, ...] | None]:
@@ -111,20 +165,22 @@ def _driver_and_gpus(rec: _Recorder, runner: Runner) -> tuple[Driver, tuple[Gpu,
     return Driver(nvml_error=nvml_error), (() if no_driver else None)
 
 
-def _deepen(rec: _Recorder, runner: Runner, torch: Any, tensorflow: Any) -> tuple[Any, Any]:
+def _deepen(rec: _Recorder, runner: Runner, torch: Any, tensorflow: Any, jax: Any) -> tuple[Any, Any, Any]:
     from concurrent.futures import ThreadPoolExecutor  # imported here: it pulls in logging, which check never needs
 
-    from .deep import deepen_tensorflow, deepen_torch, run_child
+    from .deep import deepen_jax, deepen_tensorflow, deepen_torch, run_child
 
-    jobs = {name: build for name, build in (("torch", torch), ("tensorflow", tensorflow)) if build is not None}
-    with ThreadPoolExecutor(max_workers=2) as pool:  # both imports take seconds; run them side by side
+    jobs = {name: build for name, build in (("torch", torch), ("tensorflow", tensorflow), ("jax", jax)) if build is not None}
+    with ThreadPoolExecutor(max_workers=2) as pool:  # the imports take seconds; run two side by side
         futures = {name: pool.submit(rec.attempt, f"deep-{name}", lambda n=name: run_child(runner, n)) for name in jobs}
     seen = {name: future.result() for name, future in futures.items()}
     if seen.get("torch"):
         torch = deepen_torch(torch, seen["torch"])
     if seen.get("tensorflow"):
         tensorflow = deepen_tensorflow(tensorflow, seen["tensorflow"])
-    return torch, tensorflow
+    if seen.get("jax"):
+        jax = deepen_jax(jax, seen["jax"])
+    return torch, tensorflow, jax
 
 
 def _first_installed(packages: Mapping[str, str | None] | None, names: tuple[str, ...]) -> str | None:

@@ -8,7 +8,7 @@ import json
 import sys
 
 from ..errors import ProbeFailed
-from ..model import TensorflowBuild, TorchBuild
+from ..model import JaxBuild, TensorflowBuild, TorchBuild
 from ..runner import Runner
 
 DEEP_TIMEOUT_S = 60.0
@@ -38,8 +38,22 @@ def deepen_torch(build: TorchBuild, seen: dict) -> TorchBuild:
         arch_list=tuple(seen["arch_list"]) if isinstance(seen.get("arch_list"), list) and seen["arch_list"] else build.arch_list,
         cudnn=seen.get("cudnn", build.cudnn),
         import_error=seen.get("import_error"),
+        mps_built=seen.get("mps_built"),
+        mps_available=seen.get("mps_available"),
+        xpu_available=seen.get("xpu_available"),
     )
 
 
 def deepen_tensorflow(build: TensorflowBuild, seen: dict) -> TensorflowBuild:
     return dataclasses.replace(build, gpus_visible=seen.get("gpus_visible"), import_error=seen.get("import_error"))
+
+
+def deepen_jax(build: JaxBuild, seen: dict) -> JaxBuild:
+    devices = seen.get("devices")
+    return dataclasses.replace(
+        build,
+        backend=seen.get("backend") if isinstance(seen.get("backend"), str) else None,
+        devices=tuple(str(d) for d in devices) if isinstance(devices, list) else None,
+        gpu_devices=seen.get("gpu_devices") if isinstance(seen.get("gpu_devices"), int) else None,
+        import_error=seen.get("import_error"),
+    )

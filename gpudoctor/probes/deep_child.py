@@ -1,5 +1,5 @@
 """Child-process entry for ``check --deep``: imports ONE framework and prints what it sees at run time as one JSON
-line. Run as ``python -m gpudoctor.probes.deep_child torch|tensorflow``; a crash or hang here costs the doctor
+line. Run as ``python -m gpudoctor.probes.deep_child torch|tensorflow|jax``; a crash or hang here costs the doctor
 nothing (probes/deep.py runs it with a timeout)."""
 
 from __future__ import annotations
@@ -16,6 +16,7 @@ def _torch() -> dict:
     seen["cuda_available"] = bool(torch.cuda.is_available())
     seen["device_count"] = torch.cuda.device_count() if seen["cuda_available"] else 0
     seen["arch_list"] = _torch_arch_list(torch)
+    seen.update(_torch_other_devices(torch))
     try:
         number = torch.backends.cudnn.version()  # loads libcudnn: the version that really gets used
     except Exception:  # noqa: BLE001 - a missing cuDNN is a fact to report, not a crash
@@ -25,6 +26,17 @@ def _torch() -> dict:
         major, rest = (number // 10000, number % 10000) if number >= 90000 else (number // 1000, number % 1000)
         seen["cudnn"] = f"{major}.{rest // 100}.{rest % 100}"
     return seen
+
+
+def _torch_other_devices(torch) -> dict:
+    """Apple's MPS and Intel's XPU: whether the build has them and whether a device answers (absent API = False)."""
+    mps = getattr(torch.backends, "mps", None)
+    xpu = getattr(torch, "xpu", None)
+    return {
+        "mps_built": bool(mps and mps.is_built()),
+        "mps_available": bool(mps and mps.is_available()),
+        "xpu_available": bool(xpu and xpu.is_available()),
+    }
 
 
 def _torch_arch_list(torch) -> list | None:
@@ -49,9 +61,23 @@ def _tensorflow() -> dict:
     }
 
 
+def _jax() -> dict:
+    # JAX prints "An NVIDIA GPU may be present on this machine, but a CUDA-enabled jaxlib is not installed" through
+    # logging when it falls back to the CPU: the devices list below states the same fact without parsing log text.
+    import jax
+
+    devices = jax.devices()
+    return {
+        "version": jax.__version__,
+        "backend": jax.default_backend(),
+        "devices": [str(d) for d in devices],
+        "gpu_devices": sum(1 for d in devices if d.platform == "gpu"),
+    }
+
+
 def main(argv: list[str]) -> int:
     framework = argv[1] if len(argv) > 1 else ""
-    probe = {"torch": _torch, "tensorflow": _tensorflow}.get(framework)
+    probe = {"torch": _torch, "tensorflow": _tensorflow, "jax": _jax}.get(framework)
     if probe is None:
         print(json.dumps({"import_error": f"unknown framework {framework!r}"}))
         return 2

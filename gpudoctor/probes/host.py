@@ -26,6 +26,10 @@ RELEVANT_ENV = (
     "TF_USE_LEGACY_KERAS",  # tf.keras is tf-keras (Keras 2) instead of Keras 3 (TensorFlow 2.15+)
     "XLA_FLAGS",
     "CUDA_FORCE_PTX_JIT",
+    # AMD: which GPUs HIP sees, and the gfx-target override people set for GPUs the ROCm builds do not carry
+    "HIP_VISIBLE_DEVICES",
+    "ROCR_VISIBLE_DEVICES",
+    "HSA_OVERRIDE_GFX_VERSION",
 )
 
 

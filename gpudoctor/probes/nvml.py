@@ -15,7 +15,7 @@ import warnings
 from typing import Any, Callable, Iterable
 
 from gpudoctor.errors import ProbeFailed
-from gpudoctor.model import Driver, Gpu, GpuProcess, Pcie
+from gpudoctor.model import Driver, Gpu, GpuHealth, GpuProcess, Pcie
 
 NOT_INSTALLED = "nvidia-ml-py (pynvml) is not installed"
 LIBRARY_NOT_FOUND = "NVML Shared Library Not Found"  # pynvml's text for NVML_ERROR_LIBRARY_NOT_FOUND
@@ -31,6 +31,7 @@ _DEFAULTS = {
     "NVML_VOLATILE_ECC": 0,
     "NVML_DEVICE_MIG_ENABLE": 1,
     "NVML_ERROR_NOT_SUPPORTED": 3,
+    "NVML_ERROR_GPU_IS_LOST": 15,
 }
 
 
@@ -100,9 +101,10 @@ def nvml_error_text(exc: BaseException) -> str:
 class _Unavailable(Exception):
     """One NVML call could not answer; ``not_supported`` when NVML said the feature does not exist here."""
 
-    def __init__(self, not_supported: bool):
+    def __init__(self, not_supported: bool, lost: bool = False):
         super().__init__()
         self.not_supported = not_supported
+        self.lost = lost  # NVML_ERROR_GPU_IS_LOST: the GPU stopped answering (fell off the bus)
 
 
 def _call(nvml: Any, function: str, *args: Any) -> Any:
@@ -112,7 +114,8 @@ def _call(nvml: Any, function: str, *args: Any) -> Any:
     try:
         return fn(*args)
     except nvml.NVMLError as exc:
-        raise _Unavailable(getattr(exc, "value", None) == _const(nvml, "NVML_ERROR_NOT_SUPPORTED")) from None
+        value = getattr(exc, "value", None)
+        raise _Unavailable(value == _const(nvml, "NVML_ERROR_NOT_SUPPORTED"), value == _const(nvml, "NVML_ERROR_GPU_IS_LOST")) from None
     except _library_mismatch(nvml):
         # pynvml turns FunctionNotFound from some unversioned calls into this non-NVMLError class.
         raise _Unavailable(not_supported=False) from None
@@ -192,8 +195,9 @@ def _gpus(nvml: Any) -> tuple[Gpu, ...]:
 def _gpu(nvml: Any, index: int) -> Gpu:
     try:
         handle = _call(nvml, "nvmlDeviceGetHandleByIndex", index)
-    except _Unavailable:
-        return Gpu(index=index)  # e.g. GPU is lost, or no permission for it: it exists, nothing more is known
+    except _Unavailable as exc:
+        # e.g. GPU is lost, or no permission for it: it exists, nothing more is known
+        return Gpu(index=index, health=GpuHealth(lost=True) if exc.lost else None)
     memory = _field(nvml, lambda info: info, "nvmlDeviceGetMemoryInfo", handle)
     return Gpu(
         index=index,
@@ -214,7 +218,14 @@ def _gpu(nvml: Any, index: int) -> Gpu:
             _const(nvml, "NVML_VOLATILE_ECC"),
         ),
         processes=_processes(nvml, handle),
+        health=probe_health(nvml, handle),
     )
+
+
+def probe_health(nvml: Any, handle: Any) -> GpuHealth | None:
+    from .nvml_health import probe_health as read_health  # its own module: nvml.py reads what every GPU has
+
+    return read_health(nvml, handle)
 
 
 def _pcie(nvml: Any, handle: Any) -> Pcie | None:

@@ -26,13 +26,21 @@ TRACKED = (
     "keras",
     "jax",
     "jaxlib",
+    "jax-cuda12-plugin",
+    "jax-cuda12-pjrt",
+    "jax-cuda13-plugin",
+    "jax-cuda13-pjrt",
     "triton",
     "tensorrt",
     "nvidia-ml-py",
     "pynvml",
     "cuda-toolkit",
+    "mxnet",  # retired upstream (checks/platforms_misc.py); its CUDA builds are mxnet-cu* (the prefix below)
+    "torch-directml",
+    "tensorflow-directml-plugin",
+    "intel-extension-for-pytorch",
 )
-_PREFIXES = ("nvidia-", "jax-cuda")  # every nvidia-* CUDA wheel (cu11/cu12/cu13 and the unsuffixed 13.x names)
+_PREFIXES = ("nvidia-", "jax-cuda", "mxnet-")  # every nvidia-* CUDA wheel (cu11/cu12/cu13 and the unsuffixed 13.x names), JAX plugins, MXNet builds
 _DIST_DIR = re.compile(r"^(?P<name>[A-Za-z0-9][A-Za-z0-9._]*?)-(?P<version>[^-]+?)(?:-py[\d.]+)?\.(?:dist|egg)-info$")
 
 

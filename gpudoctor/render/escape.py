@@ -80,3 +80,10 @@ def fence(lines: list[str]) -> str:
     """A backtick fence that no line of ``lines`` can close."""
     longest = max((len(run) for line in lines for run in re.findall(r"`+", line)), default=0)
     return "`" * max(3, longest + 1)
+
+
+def html(value: object) -> str:
+    """Text inside an HTML element or a quoted attribute: one visible line, no markup (``& < > " '`` escaped)."""
+    import html as _html
+
+    return _html.escape(text(value), quote=True)

@@ -38,6 +38,22 @@ def _gpu(facts: Facts) -> list[str]:
         lines.append(f"PCI {_unknown(p.bus_id)}: 10de:{_unknown(p.device_id)}, driver {p.driver or 'none'}")
     if facts.pci_devices == () and not facts.gpus:
         lines.append("PCI: no NVIDIA device")
+    return lines + _platform_lines(facts)
+
+
+def _platform_lines(facts: Facts) -> list[str]:
+    """A Mac's, a Jetson's and a notebook's own facts (each only where it applies)."""
+    lines = []
+    apple = facts.host.apple if facts.host else None
+    if apple:
+        lines.append(f"Mac: {apple.chip or 'chip unknown'}, macOS {_unknown(apple.macos)}, Python {_unknown(apple.python_arch)}"
+                     + (" under Rosetta" if apple.rosetta else ""))
+    if facts.jetson:
+        j = facts.jetson
+        lines.append(f"Jetson: L4T {_unknown(j.l4t)}" + (f" ({j.model})" if j.model else "") + (f", nvidia-l4t-core {j.l4t_core}" if j.l4t_core else ""))
+    notebook = facts.host.notebook if facts.host else None
+    if notebook:
+        lines.append(f"notebook: {_unknown(notebook.kind)}")
     return lines
 
 
@@ -96,6 +112,19 @@ def _tensorflow(facts: Facts) -> list[str]:
     return lines
 
 
+def _jax(facts: Facts) -> list[str]:
+    if facts.frameworks is None:
+        return ["jax: unknown"]
+    j = facts.frameworks.jax
+    if j is None:
+        return ["not installed"]
+    build = {"cpu": "CPU build, no CUDA plugin", None: "build unknown"}.get(j.build, f"{j.build} plugin {_unknown(j.plugin or j.pjrt)}")
+    lines = [f"jax {j.version or '(version unknown)'}, jaxlib {_unknown(j.jaxlib)} ({build})"]
+    if j.devices is not None:
+        lines.append(f"at run time: {', '.join(j.devices) or 'no devices'} (default backend {_unknown(j.backend)})")
+    return lines
+
+
 def _environment(facts: Facts) -> list[str]:
     h = facts.host
     if h is None:
@@ -117,5 +146,6 @@ _BUILDERS = {
     Section.CUDNN: _cudnn,
     Section.TORCH: _torch,
     Section.TENSORFLOW: _tensorflow,
+    Section.JAX: _jax,
     Section.ENVIRONMENT: _environment,
 }

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from gpudoctor.matrix.gpu_specs import GpuSpec
+
 from ..matrix.keras import KerasInfo, KerasPin
 from ..matrix.model import python_span
 from ..matrix.queries import CudaInfo, CudnnInfo, DriverInfo, GpuInfo, Summary, TfInfo, TorchInfo
@@ -157,7 +159,23 @@ def gpu_lines(g: GpuInfo) -> list[str]:
     torch = g.newest_torch
     lines.append(_newest("torch", torch, f"{torch['version']}+{torch['variant']}" if torch else ""))
     lines.append(_newest("TF", g.newest_tensorflow, g.newest_tensorflow["version"] if g.newest_tensorflow else ""))
-    return lines
+    return lines + [line for spec in g.specs for line in spec_lines(spec)]
+
+
+def spec_lines(s: GpuSpec) -> list[str]:
+    """A board's data-sheet figures (dense TFLOPS); what the sources did not confirm is left out, not guessed."""
+    flops = ", ".join(f"{p} {v:g}" for p, v in s.tflops.items())
+    nvlink = None if s.nvlink_gbs is None else "none" if s.nvlink_gbs == 0 else f"{s.nvlink_gbs:g} GB/s"
+    facts = [
+        ("memory", f"{s.memory_gb:g} GB" if s.memory_gb else None),
+        ("tensor cores", ", ".join(p for p in s.tflops if p != "fp32") or None),
+        ("peak TFLOPS", f"{flops} (dense)" if flops else None),
+        ("memory b/w", f"{s.memory_bandwidth_gbs:g} GB/s" if s.memory_bandwidth_gbs else None),
+        ("PCIe", f"gen {s.pcie_gen} x{s.pcie_width}" if s.pcie_gen and s.pcie_width else None),
+        ("NVLink", nvlink),
+        ("power", f"{s.power_w:g} W" if s.power_w else None),
+    ]
+    return [f"  {s.name} (data sheet, reviewed {s.reviewed})"] + [f"    {k:<13}{v}" for k, v in facts if v]
 
 
 def driver_lines(d: DriverInfo) -> list[str]:

@@ -1,8 +1,8 @@
-"""``gpudoctor verify``: short CNN, LSTM and transfer-learning training runs under PyTorch and TensorFlow, each in
+"""``gpudoctor verify``: short CNN, LSTM and transfer-learning training runs under PyTorch, TensorFlow and JAX, each in
 its own child process, that prove the frameworks really train on this machine's GPU (or say plainly that they ran on
 the CPU, and why).
 
-Importing this package imports neither torch nor tensorflow (only gpudoctor.verify.worker, in the child, does);
+Importing this package imports no framework (only gpudoctor.verify.worker, in the child, does);
 installed frameworks are found with importlib.util.find_spec.
 """
 
@@ -14,8 +14,8 @@ import time
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from gpudoctor.matrix.framework import Framework
 from gpudoctor.verify.model import (
-    FRAMEWORK_NAMES,
     TEST_NAMES,
     CaseRequest,
     SmokeResult,
@@ -25,38 +25,44 @@ from gpudoctor.verify.model import (
 )
 
 if TYPE_CHECKING:
+    from gpudoctor.multigpu import MultiGpuPlan
     from gpudoctor.runner import Spawner
 
-FRAMEWORKS = ("torch", "tf")
+FRAMEWORKS = (Framework.TORCH, Framework.TENSORFLOW, Framework.JAX)
 TESTS = ("cnn", "lstm", "transfer")
-DEVICE_PATTERN = re.compile(r"^(auto|cpu|cuda|cuda:[0-9]{1,4})$")  # ASCII digits: int() would take "cuda:٣" too
+DEVICE_PATTERN = re.compile(r"^(auto|cpu|cuda|cuda:[0-9]{1,4}|mps|xpu|xpu:[0-9]{1,4}|directml)$")  # ASCII digits: int() would take "cuda:٣" too
 
 # The Python modules each case needs, and what to install when one is missing.
 _REQUIRES = {
-    ("torch", "cnn"): ("torch",),
-    ("torch", "lstm"): ("torch",),
-    ("torch", "transfer"): ("torch", "torchvision"),
-    ("tf", "cnn"): ("tensorflow", "keras"),
-    ("tf", "lstm"): ("tensorflow", "keras"),
-    ("tf", "transfer"): ("tensorflow", "keras"),
+    (Framework.TORCH, "cnn"): ("torch",),
+    (Framework.TORCH, "lstm"): ("torch",),
+    (Framework.TORCH, "transfer"): ("torch", "torchvision"),
+    (Framework.TENSORFLOW, "cnn"): ("tensorflow", "keras"),
+    (Framework.TENSORFLOW, "lstm"): ("tensorflow", "keras"),
+    (Framework.TENSORFLOW, "transfer"): ("tensorflow", "keras"),
+    (Framework.JAX, "cnn"): ("jax", "jaxlib"),
+    (Framework.JAX, "lstm"): ("jax", "jaxlib"),
+    (Framework.JAX, "transfer"): ("jax", "jaxlib"),
+    (Framework.TORCH, "ddp"): ("torch",),
 }
 _INSTALL = {"torch": "pip install torch", "torchvision": "pip install torchvision", "tensorflow": "pip install tensorflow",
-            "keras": "pip install keras"}  # fmt: skip
-_DISPLAY = {"torch": "PyTorch", "torchvision": "torchvision", "tensorflow": "TensorFlow", "keras": "Keras"}
+            "keras": "pip install keras", "jax": "pip install jax", "jaxlib": "pip install jax"}  # fmt: skip
+_DISPLAY = {"torch": "PyTorch", "torchvision": "torchvision", "tensorflow": "TensorFlow", "keras": "Keras", "jax": "JAX",
+            "jaxlib": "jaxlib"}  # fmt: skip
 
 
 @dataclass(frozen=True)
 class Case:
-    framework: str
+    framework: Framework
     test: str
 
     @property
     def label(self) -> str:
-        return f"{FRAMEWORK_NAMES[self.framework]} {TEST_NAMES[self.test]}"
+        return f"{self.framework.label} {TEST_NAMES[self.test]}"
 
 
-def cases(frameworks: tuple[str, ...], tests: tuple[str, ...]) -> list[Case]:
-    """The registry: framework x test, in a fixed order (torch first, then TensorFlow; cnn, lstm, transfer)."""
+def cases(frameworks: tuple[Framework, ...], tests: tuple[str, ...]) -> list[Case]:
+    """The registry: framework x test, in a fixed order (torch, TensorFlow, JAX; cnn, lstm, transfer)."""
     return [Case(f, t) for f in FRAMEWORKS if f in frameworks for t in TESTS if t in tests]
 
 
@@ -74,7 +80,7 @@ def missing_reason(case: Case) -> str | None:
         return None
     names = " and ".join(_DISPLAY[m] for m in missing)
     verb = "is" if len(missing) == 1 else "are"
-    return f"{names} {verb} not installed ({'; '.join(_INSTALL[m] for m in missing)})"
+    return f"{names} {verb} not installed ({'; '.join(dict.fromkeys(_INSTALL[m] for m in missing))})"
 
 
 class Listener:
@@ -93,10 +99,14 @@ def run_verify(options: VerifyOptions, listener: Listener | None = None,
     unless a test passes a fake), and collect the results."""
     from gpudoctor.verify import child
 
+    from gpudoctor.multigpu import plan
+
     listener = listener or Listener()
     start = time.perf_counter()
     results = []
-    for case in cases(options.frameworks, options.tests):
+    multi = plan(options.multi_gpu, options.nproc, options.gpus) if Framework.TORCH in options.frameworks else None
+    single = () if options.multi_gpu is True or options.nproc is not None else cases(options.frameworks, options.tests)
+    for case in single:
         listener.started(case)
         why = missing_reason(case)
         if why is not None:
@@ -109,7 +119,26 @@ def run_verify(options: VerifyOptions, listener: Listener | None = None,
             )
         results.append(result)
         listener.finished(case, result)
+    if multi is not None:
+        results.append(_run_ddp(multi, options, listener, spawner))
     return VerifyReport(options, tuple(results), wall_s=time.perf_counter() - start)
+
+
+def _run_ddp(multi: MultiGpuPlan, options: VerifyOptions, listener: Listener, spawner: Spawner | None) -> SmokeResult:
+    import dataclasses
+
+    from gpudoctor.multigpu.launch import run_ddp
+
+    case = Case("torch", "ddp")
+    listener.started(case)
+    why = missing_reason(case)
+    if why is not None:
+        result = SmokeResult("torch", "ddp", Status.SKIPPED, reason=why)
+    else:
+        result = dataclasses.replace(run_ddp(multi.nproc, multi.backend, options.timeout_s, spawner),
+                                     device_note=multi.why)  # fmt: skip
+    listener.finished(case, result)
+    return result
 
 
 def ran_on(report: VerifyReport) -> str:
@@ -129,13 +158,15 @@ def ran_on(report: VerifyReport) -> str:
         return next(iter(places))
     parts = []
     for place, rs in places.items():
-        frameworks = sorted({FRAMEWORK_NAMES[r.framework] for r in rs})
+        frameworks = sorted({r.framework.label for r in rs})
         parts.append(f"{place} ({', '.join(frameworks)})")
     return "; ".join(parts)
 
 
 def _place(r: SmokeResult) -> str:
-    if r.device and r.device.startswith("cuda"):
+    if r.test == "ddp" and r.device and r.device.startswith("cpu"):
+        return f"on {r.device_note}" if r.device_note else "on the CPU"
+    if r.device and r.device.startswith(("cuda", "mps", "xpu", "privateuseone")):  # privateuseone: DirectML's device
         return f"on {r.device_name} ({r.device})"
     note = r.device_note or ""
     if note.startswith("no CUDA device is visible"):

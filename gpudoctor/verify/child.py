@@ -30,7 +30,7 @@ ProgressFn = Callable[[int, int, str], None]
 
 
 def worker_argv(request: CaseRequest, result_file: str) -> list[str]:
-    argv = [sys.executable, "-m", "gpudoctor.verify.worker", "--framework", request.framework, "--test", request.test,
+    argv = [sys.executable, "-m", "gpudoctor.verify.worker", "--framework", request.framework.short, "--test", request.test,
             "--device", request.device, "--result-file", result_file]  # fmt: skip
     if request.amp is True:
         argv.append("--amp")
@@ -140,7 +140,7 @@ def parse_result(text: str, request: CaseRequest) -> tuple[SmokeResult | None, s
     except (ValueError, KeyError, TypeError, AttributeError) as exc:
         return None, f"{type(exc).__name__}: {' '.join(str(exc).split())[:200]}"
     if (result.framework, result.test) != (request.framework, request.test):
-        return None, f"it answers for {result.framework} {result.test}, not {request.framework} {request.test}"
+        return None, f"it answers for {result.framework.short} {result.test}, not {request.framework.short} {request.test}"
     return result, None
 
 

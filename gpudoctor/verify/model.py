@@ -10,12 +10,13 @@ import enum
 from dataclasses import asdict, dataclass, field, fields
 from typing import Any
 
+from gpudoctor.matrix.framework import Framework
+
 VERIFY_SCHEMA = "gpudoctor.verify/1"
 WORKER_SCHEMA = "gpudoctor.verify.worker/1"
 PROGRESS_PREFIX = "@@gpudoctor-progress"  # the worker's progress lines (here, so the parent never imports the worker)
 
-FRAMEWORK_NAMES = {"torch": "PyTorch", "tf": "TensorFlow"}
-TEST_NAMES = {"cnn": "CNN", "lstm": "LSTM", "transfer": "transfer learning"}
+TEST_NAMES = {"cnn": "CNN", "lstm": "LSTM", "transfer": "transfer learning", "ddp": "DDP across ranks"}
 
 
 class Status(str, enum.Enum):
@@ -43,9 +44,14 @@ class Check:
         )
 
 
+def _framework(value: Framework | str) -> Framework:
+    """Any spelling ("tf", "tensorflow", Framework.TENSORFLOW) -> the enum; the JSON keeps the short name ("tf")."""
+    return value if isinstance(value, Framework) else Framework.parse(value)
+
+
 @dataclass(frozen=True)
 class SmokeResult:
-    framework: str  # "torch" | "tf"
+    framework: Framework  # accepts any spelling Framework.parse does; written to JSON as its short name ("tf")
     test: str  # "cnn" | "lstm" | "transfer"
     status: Status
     reason: str | None = None  # why it failed or was skipped; None when it passed
@@ -68,12 +74,16 @@ class SmokeResult:
     notes: tuple[str, ...] = ()
     stderr_tail: str | None = None  # the child's last stderr lines when it failed outside a check
 
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "framework", _framework(self.framework))
+
     @property
     def label(self) -> str:
-        return f"{FRAMEWORK_NAMES.get(self.framework, self.framework)} {TEST_NAMES.get(self.test, self.test)}"
+        return f"{self.framework.label} {TEST_NAMES.get(self.test, self.test)}"
 
     def to_dict(self) -> dict[str, Any]:
         data = asdict(self)
+        data["framework"] = self.framework.short
         data["status"] = self.status.value
         data["checks"] = [{**asdict(c), "status": c.status.value} for c in self.checks]
         data["notes"] = list(self.notes)
@@ -91,12 +101,18 @@ class SmokeResult:
 
 @dataclass(frozen=True)
 class VerifyOptions:
-    frameworks: tuple[str, ...] = ("torch", "tf")
+    frameworks: tuple[Framework, ...] = (Framework.TORCH, Framework.TENSORFLOW, Framework.JAX)
     tests: tuple[str, ...] = ("cnn", "lstm", "transfer")
     device: str = "auto"  # "auto" | "cpu" | "cuda" | "cuda:N"
     amp: bool | None = None  # None: on when the GPU has compute capability >= 7.0
     weights: tuple[str, ...] = ()
     timeout_s: float = 300.0
+    multi_gpu: bool | None = None  # None: the DDP run happens when more than one GPU is visible; True: only it
+    nproc: int | None = None  # force N gloo ranks on the CPU for the DDP run
+    gpus: int | None = None  # the GPUs visible to CUDA, as the parent counted them (None: unknown)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "frameworks", tuple(_framework(f) for f in self.frameworks))
 
 
 @dataclass(frozen=True)
@@ -119,12 +135,15 @@ class VerifyReport:
 class CaseRequest:
     """What the parent asks one child to run (the worker's command line, parsed)."""
 
-    framework: str
+    framework: Framework  # any spelling Framework.parse accepts; the worker's --framework takes the short name
     test: str
     device: str = "auto"
     amp: bool | None = None
     weights: tuple[str, ...] = ()
     lr_scale: float = 1.0  # 0.0 only under the test-only fault GPUDOCTOR_VERIFY_FAULT=lr0
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "framework", _framework(self.framework))
 
 
 class NoDevice(Exception):

@@ -38,7 +38,9 @@ def to_text(report: VerifyReport, verbose: bool = False, unicode: bool = True) -
         facts = _facts(r)
         if facts:
             lines.append("    " + " | ".join(facts))
-        if r.device_note and r.device_note != "--device cpu":
+        if r.test == "ddp" and r.device_note:
+            lines.append(f"    ranks: {r.device_note}")
+        elif r.device_note and r.device_note != "--device cpu":
             lines.append(f"    why the CPU: {r.device_note}")
         if r.weights:
             lines.append(f"    weights: {r.weights}")
@@ -88,12 +90,14 @@ def to_dict(report: VerifyReport) -> dict[str, Any]:
         "schema": VERIFY_SCHEMA,
         "ran_on": ran_on(report),
         "options": {
-            "frameworks": list(o.frameworks),
+            "frameworks": [f.short for f in o.frameworks],
             "tests": list(o.tests),
             "device": o.device,
             "amp": o.amp,
             "weights": list(o.weights),
             "timeout_s": o.timeout_s,
+            "multi_gpu": o.multi_gpu,
+            "nproc": o.nproc,
         },
         "results": [r.to_dict() for r in report.results],
         "summary": {

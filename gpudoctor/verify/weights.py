@@ -19,12 +19,16 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from gpudoctor.matrix.framework import Framework
 from gpudoctor.verify.model import CaseFailed
 
 FALLBACK_NOTE = "no pretrained weights available offline: using a backbone pretrained here on synthetic data"
 
 TORCH_SUFFIXES = (".pt", ".pth", ".bin")
 KERAS_SUFFIXES = (".h5", ".hdf5", ".keras")
+JAX_SUFFIXES = (".npz",)
+JAX_BACKBONE = "a two-layer convolutional backbone (16, 32 channels)"
+JAX_WEIGHTS_FILE = "jax-backbone-c16-c32.npz"  # arrays c1.w, c1.b, c2.w, c2.b (HWIO kernels)
 
 TORCH_BACKBONE = "MobileNetV3-small"
 TORCH_BACKBONE_FEATURES = 576  # channels out of mobilenet_v3_small().features
@@ -43,17 +47,19 @@ class Source:
     description: str
 
 
-def framework_of(path: str) -> str | None:
-    """Which framework a --weights file is for, by its suffix: "torch", "tf" or None."""
+def framework_of(path: str) -> Framework | None:
+    """Which framework a --weights file is for, by its suffix (None: a file gpudoctor does not know)."""
     name = path.lower()
     if name.endswith(TORCH_SUFFIXES):
-        return "torch"
+        return Framework.TORCH
     if name.endswith(KERAS_SUFFIXES):
-        return "tf"
+        return Framework.TENSORFLOW
+    if name.endswith(JAX_SUFFIXES):
+        return Framework.JAX
     return None
 
 
-def pick(paths: tuple[str, ...] | list[str], framework: str) -> str | None:
+def pick(paths: tuple[str, ...] | list[str], framework: Framework) -> str | None:
     return next((p for p in paths if framework_of(p) == framework), None)
 
 
@@ -91,7 +97,7 @@ def torch_backbone(paths: tuple[str, ...]) -> tuple[Any, Source]:
     import torch
     from torchvision.models import mobilenet_v3_small
 
-    given = pick(paths, "torch")
+    given = pick(paths, Framework.TORCH)
     if given is not None:
         model = mobilenet_v3_small(weights=None)
         try:
@@ -120,7 +126,7 @@ def keras_backbone(paths: tuple[str, ...]) -> tuple[Any, Source]:
     import keras
 
     shape = (KERAS_SIZE, KERAS_SIZE, 3)
-    given = pick(paths, "tf")
+    given = pick(paths, Framework.TENSORFLOW)
     if given is not None:
         try:
             model = keras.applications.MobileNetV2(input_shape=shape, alpha=KERAS_ALPHA, include_top=False, weights=given)
@@ -138,6 +144,39 @@ def keras_backbone(paths: tuple[str, ...]) -> tuple[Any, Source]:
         return model, Source("cache", str(cached), f"{KERAS_BACKBONE} imagenet weights loaded from the Keras cache {cached}")
     model = keras.applications.MobileNetV2(input_shape=shape, alpha=KERAS_ALPHA, include_top=False, weights=None)
     return model, Source("fallback", None, f"{KERAS_BACKBONE} pretrained here on synthetic data (nothing at {cached})")
+
+
+def jax_cache_path() -> Path | None:
+    """gpudoctor's own cache (GPUDOCTOR_CACHE_DIR, else $XDG_CACHE_HOME/gpudoctor): JAX has no model zoo of its own
+    to cache from, so a backbone file put there (or given with --weights) is what "pretrained" means for JAX."""
+    from gpudoctor.matrix.cache import cache_dir
+
+    base = cache_dir()
+    return base / "verify" / JAX_WEIGHTS_FILE if base is not None else None
+
+
+def jax_backbone(paths: tuple[str, ...], shapes: dict) -> tuple[Any, Source]:
+    """-> (the backbone's arrays as {"c1": {"w", "b"}, "c2": ...}, where they came from). ``shapes``: a freshly
+    initialised backbone, whose shapes the file must match exactly. Nothing found: the caller pretrains one."""
+    import numpy as np
+
+    given = pick(paths, Framework.JAX)
+    cached = jax_cache_path()
+    path, kind = (given, "file") if given is not None else (str(cached), "cache") if cached is not None and cached.is_file() else (None, "fallback")
+    if path is None:
+        return shapes, Source("fallback", None, f"{JAX_BACKBONE} pretrained here on synthetic data (nothing at {cached})")
+    try:
+        with np.load(path, allow_pickle=False) as npz:
+            loaded = {layer: {k: np.asarray(npz[f"{layer}.{k}"], np.float32) for k in arrays} for layer, arrays in shapes.items()}
+            extra = set(npz.files) - {f"{layer}.{k}" for layer, arrays in shapes.items() for k in arrays}
+        wrong = [f"{layer}.{k} {loaded[layer][k].shape} != {arrays[k].shape}" for layer, arrays in shapes.items()
+                 for k in arrays if loaded[layer][k].shape != arrays[k].shape]  # fmt: skip
+        if wrong or extra:
+            raise ValueError("; ".join(wrong) or f"unexpected arrays {sorted(extra)}")
+    except Exception as exc:  # noqa: BLE001 - any failure to load is the test's answer
+        raise CaseFailed(f"weights: {path} does not fit {JAX_BACKBONE}: {_first_lines(exc)}") from exc
+    where = "(--weights)" if kind == "file" else "(gpudoctor's cache)"
+    return loaded, Source(kind, path, f"{JAX_BACKBONE} weights loaded from {path} {where}")
 
 
 def _first_lines(exc: BaseException, limit: int = 300) -> str:

@@ -1,9 +1,9 @@
 """The child process of ``gpudoctor verify``: runs ONE smoke test and writes ONE JSON document to --result-file.
 
-    python -m gpudoctor.verify.worker --framework torch|tf --test cnn|lstm|transfer --result-file PATH [--device D]
+    python -m gpudoctor.verify.worker --framework torch|tf|jax --test cnn|lstm|transfer --result-file PATH [--device D]
                                       [--amp|--no-amp] [--weights PATH ...]
 
-This is the only module that imports torch or tensorflow (through torch_cases / tf_cases). The result goes only to
+This is the only module that imports torch, tensorflow or jax (through torch_cases / tf_cases / jax_cases). The result goes only to
 the private file the parent named (written to a temporary name, then renamed, so a half-written result is never
 read); whatever the frameworks print is log output, never a result. Progress goes to stderr as
 ``@@gpudoctor-progress DONE TOTAL PHASE`` lines.
@@ -26,6 +26,7 @@ import time
 import traceback
 from typing import Any
 
+from gpudoctor.matrix.framework import Framework
 from gpudoctor.verify.model import (
     PROGRESS_PREFIX,
     WORKER_SCHEMA,
@@ -42,7 +43,7 @@ FAULT_ENV = "GPUDOCTOR_VERIFY_FAULT"
 
 def parse(argv: list[str] | None) -> tuple[CaseRequest, str]:
     p = argparse.ArgumentParser(prog="python -m gpudoctor.verify.worker")
-    p.add_argument("--framework", required=True, choices=["torch", "tf"])
+    p.add_argument("--framework", required=True, choices=[f.short for f in Framework])
     p.add_argument("--test", required=True, choices=["cnn", "lstm", "transfer"])
     p.add_argument("--device", default="auto")
     p.add_argument("--amp", dest="amp", action="store_true", default=None)
@@ -62,12 +63,14 @@ def measure(request: CaseRequest) -> SmokeResult:
     """Run the case in this process; whatever goes wrong inside it is a failed result with its reason."""
     base: dict[str, Any] = {"framework": request.framework, "test": request.test}
     try:
-        if request.framework == "torch":
+        if request.framework is Framework.TORCH:
             from gpudoctor.verify.torch_cases import case as cases
+        elif request.framework is Framework.JAX:
+            from gpudoctor.verify.jax_cases import case as cases  # type: ignore[no-redef]
         else:
             from gpudoctor.verify.tf_cases import case as cases  # type: ignore[no-redef]
     except ImportError as exc:
-        name = "PyTorch" if request.framework == "torch" else "TensorFlow"
+        name = request.framework.label
         return SmokeResult(**base, status=Status.FAILED, reason=f"import of {name} failed: {type(exc).__name__}: {exc}")
     try:
         out = cases.run(request, progress)

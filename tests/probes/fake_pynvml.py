@@ -32,6 +32,18 @@ class FakeGpu:
     compute_processes: list[tuple[int, int | None]] = field(default_factory=list)  # (pid, usedGpuMemory bytes)
     graphics_processes: list[tuple[int, int | None]] = field(default_factory=list)
     fail: dict[str, BaseException] = field(default_factory=dict)
+    # Node health (probes/nvml_health.py). None: NotSupported on this GPU, as on a GeForce for most of them.
+    utilization: int | None = None  # percent busy
+    persistence: int | None = None  # NVML_FEATURE_ENABLED (1) / DISABLED (0)
+    display_active: int | None = None
+    clock_reasons: int | None = None  # nvmlClocksEventReason* bit mask
+    power_limit_mw: int | None = None
+    power_default_mw: int | None = None
+    retired_pages: dict[int, list[int]] | None = None  # cause -> page addresses (pre-Ampere ECC GPUs)
+    retired_pending: int | None = None
+    remapped_rows: tuple[int, int, int, int] | None = None  # corrected, uncorrected, pending, failure (Ampere+)
+    nvlink_states: list[int] | None = None  # one entry per link the GPU has
+    fabric_state: int | None = None  # NVML_GPU_FABRIC_STATE_*; None: no fabric (NotSupported)
 
 
 class FakeNvml:
@@ -47,7 +59,7 @@ class FakeNvml:
     ):
         # The real constants and exception classes, so `except nvml.NVMLError_NotSupported` means what it says.
         for name in dir(pynvml):
-            if name.startswith(("NVML_", "NVMLError")) or name == "NVMLLibraryMismatchError":
+            if name.startswith(("NVML_", "NVMLError", "c_nvml", "nvmlClocks")) or name == "NVMLLibraryMismatchError":
                 setattr(self, name, getattr(pynvml, name))
         self._gpus = list(gpus or [])
         self._driver_version = driver_version
@@ -188,6 +200,58 @@ class FakeNvml:
     def nvmlDeviceGetGraphicsRunningProcesses(self, handle: FakeGpu) -> list[Any]:
         self._enter("nvmlDeviceGetGraphicsRunningProcesses", handle)
         return self._procs(handle.graphics_processes)
+
+
+    # -- node health ------------------------------------------------------------------------------------------------
+
+    def _health(self, function: str, handle: FakeGpu, value: Any) -> Any:
+        self._enter(function, handle)
+        if value is None:
+            raise pynvml.NVMLError_NotSupported()
+        return value
+
+    def nvmlDeviceGetUtilizationRates(self, handle: FakeGpu) -> Any:
+        busy = self._health("nvmlDeviceGetUtilizationRates", handle, handle.utilization)
+        return pynvml.c_nvmlUtilization_t(gpu=busy, memory=0)
+
+    def nvmlDeviceGetPersistenceMode(self, handle: FakeGpu) -> int:
+        return self._health("nvmlDeviceGetPersistenceMode", handle, handle.persistence)
+
+    def nvmlDeviceGetDisplayActive(self, handle: FakeGpu) -> int:
+        return self._health("nvmlDeviceGetDisplayActive", handle, handle.display_active)
+
+    def nvmlDeviceGetCurrentClocksEventReasons(self, handle: FakeGpu) -> int:
+        return self._health("nvmlDeviceGetCurrentClocksEventReasons", handle, handle.clock_reasons)
+
+    def nvmlDeviceGetCurrentClocksThrottleReasons(self, handle: FakeGpu) -> int:
+        return self._health("nvmlDeviceGetCurrentClocksThrottleReasons", handle, handle.clock_reasons)
+
+    def nvmlDeviceGetPowerManagementLimit(self, handle: FakeGpu) -> int:
+        return self._health("nvmlDeviceGetPowerManagementLimit", handle, handle.power_limit_mw)
+
+    def nvmlDeviceGetPowerManagementDefaultLimit(self, handle: FakeGpu) -> int:
+        return self._health("nvmlDeviceGetPowerManagementDefaultLimit", handle, handle.power_default_mw)
+
+    def nvmlDeviceGetRetiredPages(self, device: FakeGpu, sourceFilter: int) -> list[int]:
+        pages = self._health("nvmlDeviceGetRetiredPages", device, device.retired_pages)
+        return list(pages.get(sourceFilter, []))
+
+    def nvmlDeviceGetRetiredPagesPendingStatus(self, device: FakeGpu) -> int:
+        return self._health("nvmlDeviceGetRetiredPagesPendingStatus", device, device.retired_pending)
+
+    def nvmlDeviceGetRemappedRows(self, device: FakeGpu) -> tuple[int, int, int, int]:
+        return self._health("nvmlDeviceGetRemappedRows", device, device.remapped_rows)
+
+    def nvmlDeviceGetNvLinkState(self, device: FakeGpu, link: int) -> int:
+        states = self._health("nvmlDeviceGetNvLinkState", device, device.nvlink_states)
+        if link >= len(states):
+            raise pynvml.NVMLError(pynvml.NVML_ERROR_INVALID_ARGUMENT)  # no such link on this GPU
+        return states[link]
+
+    def nvmlDeviceGetGpuFabricInfo(self, device: FakeGpu, gpuFabricInfo: Any) -> int:
+        state = self._health("nvmlDeviceGetGpuFabricInfo", device, device.fabric_state)
+        gpuFabricInfo._obj.state = state  # pynvml passes the caller's byref(c_nvmlGpuFabricInfo_t()) to NVML
+        return pynvml.NVML_SUCCESS
 
 
 # -- scenarios ---------------------------------------------------------------------------------------------------

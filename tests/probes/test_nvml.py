@@ -13,7 +13,7 @@ import pynvml
 import pytest
 
 from gpudoctor.errors import ProbeFailed
-from gpudoctor.model import Driver, Gpu, GpuProcess, Pcie
+from gpudoctor.model import Driver, Gpu, GpuHealth, GpuProcess, Pcie
 from gpudoctor.probes.nvml import nvml_error_text, probe_nvml
 from tests.probes.fake_pynvml import (
     INVISIBLE_PID,
@@ -147,7 +147,8 @@ def test_lost_gpu_is_reported_by_index_and_the_others_in_full() -> None:
     nvml = FakeNvml([FakeGpu(), lost])
     _, gpus = probe_nvml(nvml)
     assert gpus[0].name == "NVIDIA GeForce RTX 4090"
-    assert gpus[1] == Gpu(index=1)
+    # nothing else is known about it, except that NVML said it is lost (it fell off the bus): a health fact
+    assert gpus[1] == Gpu(index=1, health=GpuHealth(lost=True))
 
 
 def test_driver_version_and_cuda_failures_are_unknown() -> None:

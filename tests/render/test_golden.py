@@ -57,6 +57,7 @@ Cause: The open-source nouveau driver holds the GPU: CUDA needs the NVIDIA drive
 [-] cuDNN: no framework that needs it is known
 [-] PyTorch: not in the evidence
 [-] TensorFlow: not in the evidence
+[-] JAX: not in the evidence
 [✓] Environment: Fedora Linux 40 x86_64, kernel 6.10.6-200.fc40.x86_64, Python 3.12.5
 
 Summary: problems found (1 error, 0 warnings, 0 notes).
@@ -71,6 +72,7 @@ gpudoctor {VERSION} — snapshot healthy-h100.json · matrix reviewed 2026-01-01
 [✓] cuDNN: pip: nvidia-cudnn-cu12 9.5.1.17
 [✓] PyTorch: torch 2.7.1+cu126 (CUDA 12.6)
 [-] TensorFlow: not installed
+[-] JAX: not installed
 [✓] Environment: Ubuntu 22.04.4 LTS x86_64, kernel 5.15.0-105-generic, Python 3.11.9
 
 Summary: no problems found (0 errors, 0 warnings, 0 notes).
@@ -87,6 +89,7 @@ gpudoctor {VERSION} — snapshot no-gpu-cuda-builds.json · matrix reviewed 2026
     • torch 2.14.1+cu130 is a CUDA 13.0 build; no NVIDIA GPU or driver found, so it will run on the CPU  [torch-cuda-build-no-gpu]
 [•] TensorFlow
     • TensorFlow 2.21.0 is a CUDA 12.5 build; no NVIDIA GPU or driver found, so it will run on the CPU  [tf-cuda-build-no-gpu]
+[-] JAX: not installed
 [✓] Environment: Debian GNU/Linux 12 (bookworm) x86_64, kernel 6.18.44-fc-v769, Python 3.11.7, in a docker container
 
 Summary: no problems found (0 errors, 0 warnings, 3 notes).
@@ -165,6 +168,17 @@ not applicable: not in the evidence
 <details><summary>facts</summary>
 
     tensorflow: unknown
+
+</details>
+
+### - JAX
+
+not applicable: not in the evidence
+
+
+<details><summary>facts</summary>
+
+    jax: unknown
 
 </details>
 

@@ -42,7 +42,7 @@ def test_help_lists_the_options():
         (["--test", ","], "choose from cnn, lstm, transfer"),
         (["--device", "gpu"], "'gpu': use auto, cpu, cuda or cuda:N"),
         (["--device", "cuda:x"], "use auto, cpu, cuda or cuda:N"),
-        (["--framework", "jax"], "'jax' is not one of"),
+        (["--framework", "mxnet"], "'mxnet' is not one of"),
         (["--weights", "/nonexistent/weights.pth"], "does not exist"),
         (["--timeout", "0"], "--timeout"),
         (["--timeout", "1e308"], "1e+308 is not in the range 1.0<=x<=86400.0"),
@@ -73,27 +73,29 @@ def _hide(monkeypatch, *names: str) -> None:
 
 
 def test_no_framework_installed_skips_every_test_and_proves_nothing(monkeypatch):
-    _hide(monkeypatch, "tensorflow", "torch")
+    _hide(monkeypatch, "tensorflow", "torch", "jax")
     code, report = cli_json()
     assert code == 1  # skipped is not failed, but a run where nothing ran is not a success
     assert [(r["framework"], r["test"], r["status"]) for r in report["results"]] == [
         ("torch", "cnn", "skipped"), ("torch", "lstm", "skipped"), ("torch", "transfer", "skipped"),
         ("tf", "cnn", "skipped"), ("tf", "lstm", "skipped"), ("tf", "transfer", "skipped"),
+        ("jax", "cnn", "skipped"), ("jax", "lstm", "skipped"), ("jax", "transfer", "skipped"),
     ]  # fmt: skip
     assert report["results"][0]["reason"] == "PyTorch is not installed (pip install torch)"
     assert report["results"][3]["reason"] == "TensorFlow is not installed (pip install tensorflow)"
-    assert report["summary"]["skipped"] == 6 and report["summary"]["ok"] is False and report["exit_code"] == 1
+    assert report["results"][6]["reason"].startswith("JAX")
+    assert report["summary"]["skipped"] == 9 and report["summary"]["ok"] is False and report["exit_code"] == 1
     text = cli()
     assert text.exit_code == 1
-    assert re.fullmatch(r"0 passed, 0 failed, 6 skipped in \d+\.\ds: nothing was proved: no test ran",
+    assert re.fullmatch(r"0 passed, 0 failed, 9 skipped in \d+\.\ds: nothing was proved: no test ran",
                         text.stdout.rstrip().splitlines()[-1])  # fmt: skip
 
 
 def test_a_test_named_twice_runs_once(monkeypatch):
-    _hide(monkeypatch, "tensorflow", "torch")  # skipped, so nothing trains: only the selection is looked at
+    _hide(monkeypatch, "tensorflow", "torch", "jax")  # skipped, so nothing trains: only the selection is looked at
     code, report = cli_json("--test", "cnn,CNN", "--test", "cnn", "--test", "lstm")
     assert [(r["framework"], r["test"]) for r in report["results"]] == [
-        ("torch", "cnn"), ("torch", "lstm"), ("tf", "cnn"), ("tf", "lstm"),
+        ("torch", "cnn"), ("torch", "lstm"), ("tf", "cnn"), ("tf", "lstm"), ("jax", "cnn"), ("jax", "lstm"),
     ]  # fmt: skip
 
 

@@ -13,6 +13,7 @@ from typing import Iterator
 
 from ..document import Document
 from ..observation import Observation
+from ...amd_text import gfx_target
 from ._common import known, major_minor, os_from_text, version_in
 
 NAME = "collect_env"
@@ -144,8 +145,14 @@ def _gpus(lines: tuple[str, ...], number: int, first: str) -> Iterator[Observati
         return
     mig: dict[int, int] = {}
     current = None
+    if _amd_gpu(first):  # a ROCm build prints the one GPU on the field's own line: "AMD Radeon RX 6700 XT (gfx1031)"
+        yield from _amd(0, first.strip(), number)
+        return
     for line_number, line in _continuation(lines, number, first):
         m = _GPU_LINE.match(line)
+        if m and _amd_gpu(m.group(2)):
+            yield from _amd(int(m.group(1)), m.group(2).strip(), line_number)
+            continue
         if m:
             current = int(m.group(1))
             yield Observation(f"gpus[{current}].index", current, line_number, NAME)
@@ -157,6 +164,20 @@ def _gpus(lines: tuple[str, ...], number: int, first: str) -> Iterator[Observati
     for index, count in mig.items():
         yield Observation("symptoms[]", {"kind": "mig-instances", "text": f"GPU {index}: {count} MIG instance(s) listed",
                                          "subject": str(count)}, number, NAME)
+
+
+def _amd_gpu(name: str) -> bool:
+    """An AMD GPU, as a ROCm build's collect_env names it: with its gfx target, or by AMD's names."""
+    return gfx_target(name) is not None or name.strip().startswith(("AMD ", "Radeon", "AMD Radeon", "AMD Instinct"))
+
+
+def _amd(index: int, text: str, line: int) -> Iterator[Observation]:
+    name = re.sub(r"\s*\(gfx[^)]*\)\s*$", "", text).strip()
+    yield Observation(f"amd_gpus[{index}].index", index, line, NAME)
+    if name:
+        yield Observation(f"amd_gpus[{index}].name", name, line, NAME)
+    if gfx_target(text):
+        yield Observation(f"amd_gpus[{index}].gfx_target", gfx_target(text), line, NAME)
 
 
 def _cudnn(lines: tuple[str, ...], number: int, first: str) -> Iterator[Observation]:

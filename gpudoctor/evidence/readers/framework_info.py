@@ -112,6 +112,11 @@ def _device_lists(document: Document) -> Iterator[Observation]:
         if kinds.get("XLA_GPU") and not kinds.get("GPU"):
             yield Observation("symptoms[]", {"kind": "tf-xla-gpu-only", "text": "XLA_GPU device listed without a GPU device",
                                              "framework": "tensorflow"}, first, NAME)
+        xla = [f"{kinds[k]} {k}" for k in ("XLA_GPU", "XLA_CPU") if kinds.get(k)]
+        if xla:  # XLA's compilation devices, not hardware: checks/platforms_misc.py explains them
+            listed = ", ".join(f"{n} {k}" for k, n in kinds.items())
+            yield Observation("symptoms[]", {"kind": "tf-xla-devices", "text": f"device list: {listed}",
+                                             "framework": "tensorflow", "subject": ", ".join(xla)}, first, NAME)
 
 
 def _tf_logs(document: Document) -> Iterator[Observation]:

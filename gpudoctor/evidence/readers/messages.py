@@ -105,6 +105,22 @@ def _simple(kind: str, framework: str | None = None) -> Handler:
     return handler
 
 
+def _jax_fallback(m, n, line):
+    # jax/_src/xla_bridge.py logs this when a GPU is visible but no CUDA backend is registered (no plugin installed)
+    yield _symptom("jax-cpu-fallback", line, n, "jax")
+    yield Observation("frameworks.jax.backend", m.group(1), n, NAME, "JAX fell back to this backend")
+
+
+def _jax_print_env(m, n, line):
+    # jax.print_environment_info(): "jax:    0.4.26" / "jaxlib: 0.4.26" at the start of a line
+    name, version = (m.group(1), m.group(2)) if m.group(1) else (m.group(3), m.group(4))
+    if name == "python":
+        yield Observation("host.python", version, n, NAME, "jax.print_environment_info()")
+        return
+    yield Observation(f"python_packages.{name}", version, n, NAME, "jax.print_environment_info()")
+    yield Observation(f"frameworks.jax.{'version' if name == 'jax' else 'jaxlib'}", version, n, NAME, "jax.print_environment_info()")
+
+
 def _not_compiled(m, n, line):
     yield _symptom("torch-not-compiled-with-cuda", line, n, "torch")
     yield Observation("frameworks.torch.build", "cpu", n, NAME, "'Torch not compiled with CUDA enabled' is raised only by a CPU-only build")
@@ -216,12 +232,15 @@ _PATTERNS: tuple[tuple[re.Pattern[str], Handler, tuple[str, ...]], ...] = tuple(
     (r"\b(\d+\.\d+\.\d+-\d+-Microsoft|\d+\.\d+\.\d+(?:\.\d+)?-microsoft-standard(?:-WSL2)?)\b", _wsl_kernel, ('icrosoft',)),
     (r"The NVIDIA Driver was not detected\.\s+GPU functionality will not be available", _docker_no_runtime, ('Driver was not detected',)),
     (r"ResourceExhaustedError", _simple("out-of-memory"), ('ResourceExhausted',)),
+    (r"CUDA-enabled jaxlib is not installed\. Falling back to (\w+)", _jax_fallback, ('CUDA-enabled jaxlib',)),
+    (r"CUDA backend failed to initialize: (.*)", _simple("jax-cuda-backend-failed", "jax"), ('CUDA backend failed',)),
+    (r"^(jax|jaxlib):\s+(\d+\.\d+\.\d+[\w.+]*)\s*$|^(python): (\d+\.\d+\.\d+)(?: \(|\s*$)", _jax_print_env, ('jax', 'python: ')),
 ))
 # A cheap first filter: most lines of a long log match none of the patterns.
 _ANY = re.compile("|".join(("NVIDIA driver", "CUDA", "cuda", "sm_", "cuDNN", "CuDNN", "cudnn", "load", "shared object", "NumPy",
                             "numpy", "Torch not", "device driver", "memory", "cuInit", "distribution", "Python", "=", "Linux",
                             "kernel image", "PTX", "GPU", "undefined symbol", "Microsoft", "microsoft", "DLL", "Exhausted", "dlopen", "DSO",
-                            "pip", "satisfies", "Insufficient", "NO_DEVICE", "capable")))
+                            "pip", "satisfies", "Insufficient", "NO_DEVICE", "capable", "jax", "python: ")))
 
 
 def read(document: Document) -> Iterator[Observation]:

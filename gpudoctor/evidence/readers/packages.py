@@ -17,9 +17,10 @@ _INTERESTING = frozenset({
     "keras", "tf-keras", "numpy", "jax", "jaxlib", "cudatoolkit", "cudnn", "cuda-version", "cuda-toolkit",
     "cuda-runtime", "cuda-cudart", "tensorrt", "triton", "xformers", "cupy", "mxnet", "onnxruntime-gpu",
     "torch-directml", "tensorflow-directml-plugin", "intel-extension-for-pytorch",
+    "jax-cuda12-plugin", "jax-cuda12-pjrt", "jax-cuda13-plugin", "jax-cuda13-pjrt",
 })
 _VERSION = r"v?(\d+(?:\.\d+)*(?:[a-z]+\d*)?(?:\.?(?:post|dev)\d+)?(?:\+[\w.]+)?)"
-_FREEZE = re.compile(rf"^\s*(?:\[(?:pip\d?|pip3)\]\s+)?([A-Za-z0-9][\w.-]*)\s*==\s*{_VERSION}\s*$")
+_FREEZE = re.compile(rf"^\s*(?:\[(?:pip\d?|pip3)\]\s+|\+\s)?([A-Za-z0-9][\w.-]*)\s*==\s*{_VERSION}\s*$")  # "+ x==1": uv
 _COLUMNS = re.compile(rf"^\s*(?:\[(conda|pip\d?)\]\s+)?([A-Za-z0-9][\w.-]*)\s+{_VERSION}(?:\s+(\S+))?(?:\s+(\S+))?(?:\s+(\S+))?\s*$")
 _CONDA_PLAN = re.compile(rf"^\s*(?:\S+::)?([a-z][\w.-]*?)-{_VERSION}(?:\s*\|\s*|-)([\w.]+)\b")
 _CONDA_CUDA = re.compile(r"(?:^|_)cuda_?(\d+)\.?(\d)(?:_|$)")  # py3.9_cuda11.3_cudnn8.2.0_0, cuda118_py310h...
@@ -31,24 +32,43 @@ def _canonical(name: str) -> str:
 
 
 def read(document: Document) -> Iterator[Observation]:
+    seen: list[Observation] = []
     for number, line in document.numbered():
+        found: list[Observation] = []
         m = _FREEZE.match(line)
         if m:
-            yield from _package(_canonical(m.group(1)), m.group(2), None, number)
-            continue
-        m = _COLUMNS.match(line)
-        if m:
+            found = list(_package(_canonical(m.group(1)), m.group(2), None, number))
+        elif (m := _COLUMNS.match(line)):
             name = _canonical(m.group(2))
             build = m.group(4) if m.group(1) == "conda" or (m.group(5) and not m.group(1)) else None
-            yield from _package(name, m.group(3), build, number)
-            continue
-        m = _CONDA_PLAN.match(line)
-        if m and ("|" in line or "::" in line):
-            yield from _package(_canonical(m.group(1)), m.group(2), m.group(3), number)
+            found = list(_package(name, m.group(3), build, number))
+        elif (m := _CONDA_PLAN.match(line)) and ("|" in line or "::" in line):
+            found = list(_package(_canonical(m.group(1)), m.group(2), m.group(3), number))
+        seen += found
+        yield from found
+    yield from _jax(seen)
+
+
+def _jax(seen: list[Observation]) -> Iterator[Observation]:
+    """A package list that names jaxlib also says which CUDA plugin is installed: the one it lists, or none."""
+    from ...probes.jax import PLUGIN_NAMES, jax_build
+
+    listed = {o.key.split(".", 1)[1]: (o.value, o.line) for o in seen if o.key.startswith("python_packages.")}
+    if "jaxlib" not in listed:
+        return
+    line = listed["jaxlib"][1]
+    packages = {name: None for name in PLUGIN_NAMES} | {name: value for name, (value, _) in listed.items()}
+    build = jax_build(packages)
+    if build is None:
+        return
+    why = "the package list names jaxlib and " + (f"jax-{build.build}-plugin" if build.plugin or build.pjrt else "no JAX CUDA plugin")
+    for field in ("jaxlib", "build", "plugin", "pjrt"):
+        if getattr(build, field) is not None:
+            yield Observation(f"frameworks.jax.{field}", getattr(build, field), line, NAME, why)
 
 
 def _package(name: str, version: str, conda_build: str | None, number: int) -> Iterator[Observation]:
-    if name not in _INTERESTING and not re.match(r"nvidia-[a-z0-9-]+-cu\d+$", name):
+    if name not in _INTERESTING and not re.match(r"(?:nvidia-[a-z0-9-]+|mxnet)-cu\d+\w*$", name):
         return
     if name == "pytorch":
         name = "torch"
@@ -69,6 +89,8 @@ def _package(name: str, version: str, conda_build: str | None, number: int) -> I
         yield Observation("frameworks.torch.build", "cpu", number, NAME, "the conda 'cpuonly' package selects CPU-only torch")
     elif name == "pytorch-cuda":
         yield Observation("frameworks.torch.build", "cuda", number, NAME, "the conda 'pytorch-cuda' package selects a CUDA torch")
+    elif name == "jax":
+        yield Observation("frameworks.jax.version", version, number, NAME)
     elif name in ("tensorflow", "tensorflow-gpu", "tf-nightly", "tf-nightly-gpu"):
         yield Observation("frameworks.tensorflow.version", version, number, NAME)
         if name.endswith("-gpu"):

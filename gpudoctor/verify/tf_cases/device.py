@@ -60,6 +60,8 @@ def resolve_device(request: str, tf: Any = None) -> tuple[Device, str | None]:
     found = gpus(tf)
     if request == "cpu":
         return CPU, "--device cpu"
+    if request in ("mps", "directml") or request.startswith("xpu"):
+        return _pluggable(request, found, tf)
     if request == "auto":
         if not found:
             return CPU, "no CUDA device is visible to TensorFlow" + why_no_gpu(tf)
@@ -75,16 +77,36 @@ def resolve_device(request: str, tf: Any = None) -> tuple[Device, str | None]:
     return Device(f"/GPU:{index}", f"cuda:{index}", details.get("device_name", f"GPU {index}"), tuple(cc) if cc else None), None
 
 
+_PLUGINS = {"mps": "tensorflow-metal", "directml": "tensorflow-directml-plugin", "xpu": "intel-extension-for-tensorflow"}
+
+
+def _pluggable(request: str, found: list[Any], tf: Any) -> tuple[Device, str | None]:
+    """Apple's Metal, DirectML and Intel's XPU reach TensorFlow as PluggableDevices that list as "GPU": the first one
+    is the device asked for, named after the request so the report says which route ran."""
+    kind = request.split(":", 1)[0]
+    if not found:
+        raise NoDevice(f"no {kind} device: tf.config.list_physical_devices('GPU') is empty (TensorFlow reaches it through "
+                       f"the {_PLUGINS[kind]} plug-in){why_no_gpu(tf)}")
+    details = tf.config.experimental.get_device_details(found[0])
+    return Device("/GPU:0", kind, details.get("device_name", f"{_PLUGINS[kind]} GPU")), None
+
+
 def reset_peak_memory(dev: Device, tf: Any = None) -> None:
     if dev.is_gpu:
-        (tf or _tensorflow()).config.experimental.reset_memory_stats(dev.tf_name.strip("/"))
+        try:
+            (tf or _tensorflow()).config.experimental.reset_memory_stats(dev.tf_name.strip("/"))
+        except (ValueError, RuntimeError):
+            pass  # PluggableDevices (Metal, DirectML) may not keep allocator statistics
 
 
 def peak_memory_mib(dev: Device, tf: Any = None) -> float | None:
     """Peak bytes TensorFlow's allocator held on the GPU since the last reset; None on the CPU."""
     if not dev.is_gpu:
         return None
-    return (tf or _tensorflow()).config.experimental.get_memory_info(dev.tf_name.strip("/"))["peak"] / 2**20
+    try:
+        return (tf or _tensorflow()).config.experimental.get_memory_info(dev.tf_name.strip("/"))["peak"] / 2**20
+    except (ValueError, RuntimeError):
+        return None  # a PluggableDevice without allocator statistics
 
 
 def amp_dtypes(dev: Device) -> list[str]:

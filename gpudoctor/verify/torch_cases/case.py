@@ -57,7 +57,7 @@ def run(request: CaseRequest, progress: Progress) -> dict[str, Any]:
 
     # Before training, from the same initial weights: one step on the CPU and on the device, and mixed precision
     probe_x, probe_y = x[: plan.batch], y[: plan.batch]
-    if device.type == "cuda":
+    if device.type != "cpu":  # CUDA, MPS, XPU or DirectML: the same CPU-vs-device agreement holds for each
         agreement = agreement_check(model.cpu(), probe_x, probe_y, device)
     else:
         agreement = assess.skipped("agreement", "ran on the CPU: there is no GPU result to compare with the CPU's")

@@ -12,15 +12,36 @@ import torch
 from gpudoctor.verify.model import NoDevice
 
 
-def resolve_device(request: str, cuda: Any = None) -> tuple[torch.device, str, str | None]:
-    """-> (device, its name, a note on why). Raises NoDevice when a CUDA device is asked for and not there."""
+_UNSET: Any = object()
+
+
+def resolve_device(request: str, cuda: Any = None, hip: Any = _UNSET, mps: Any = None, xpu: Any = None,
+                   directml: Any = None) -> tuple[Any, str, str | None]:
+    """-> (device, its name, a note on why). Raises NoDevice when an accelerator is asked for and not there.
+
+    ``mps`` (torch.backends.mps), ``xpu`` (torch.xpu) and ``directml`` (the torch_directml module) are the real APIs
+    unless a test passes fakes with the same names; auto takes CUDA, then MPS, then XPU, then the CPU. On a ROCm build
+    (torch.version.hip set) torch's "cuda" device is the AMD GPU, driven through HIP: its name says so, so a report
+    never calls an AMD GPU a CUDA device. ``hip`` defaults to torch.version.hip (tests pass one)."""
     cuda = cuda or torch.cuda
+    hip = getattr(torch.version, "hip", None) if hip is _UNSET else hip
+    if hip:
+        cuda = _HipNamed(cuda, hip)
     count = cuda.device_count() if cuda.is_available() else 0
     if request == "cpu":
         return torch.device("cpu"), "CPU", "--device cpu"
+    if request in ("mps", "xpu") or request.startswith("xpu:"):
+        return _other(request, mps, xpu)
+    if request == "directml":
+        return _directml(directml)
     if request == "auto":
         if count:
             return torch.device("cuda:0"), cuda.get_device_name(0), None
+        for other in ("mps", "xpu"):
+            try:
+                return _other(other, mps, xpu)
+            except NoDevice:
+                continue
         return torch.device("cpu"), "CPU", "no CUDA device is visible to PyTorch" + why_no_cuda()
     index = int(request.split(":", 1)[1]) if ":" in request else 0
     if not count:
@@ -30,14 +51,60 @@ def resolve_device(request: str, cuda: Any = None) -> tuple[torch.device, str, s
     return torch.device(f"cuda:{index}"), cuda.get_device_name(index), None
 
 
+class _HipNamed:
+    """torch.cuda as seen on a ROCm build: the same calls, with device names that say ROCm/HIP."""
+
+    def __init__(self, cuda: Any, hip: str):
+        self._cuda, self._hip = cuda, hip
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._cuda, name)
+
+    def get_device_name(self, index: int = 0) -> str:
+        return f"{self._cuda.get_device_name(index)} (ROCm/HIP {self._hip})"
+
+
+def _other(request: str, mps: Any, xpu: Any) -> tuple[Any, str, str | None]:
+    """Apple's MPS or Intel's XPU, through their own availability calls."""
+    if request == "mps":
+        mps = mps or getattr(torch.backends, "mps", None)
+        if mps is None or not mps.is_available():
+            built = bool(mps and mps.is_built())
+            raise NoDevice("no MPS device: torch.backends.mps.is_available() is False"
+                           + (" (macOS 12.3+ on Apple silicon with a native arm64 Python is needed)" if built
+                              else f" (torch {torch.__version__} is not built with MPS: only the macOS wheels are)"))
+        return torch.device("mps"), "Apple GPU (MPS)", None
+    xpu = xpu or getattr(torch, "xpu", None)
+    if xpu is None or not xpu.is_available():
+        raise NoDevice(f"no XPU device: torch.xpu.is_available() is False (torch {torch.__version__}; XPU builds come from "
+                       "https://download.pytorch.org/whl/xpu)")
+    index = int(request.split(":", 1)[1]) if ":" in request else 0
+    if index >= xpu.device_count():
+        raise NoDevice(f"no XPU device xpu:{index}: PyTorch sees {xpu.device_count()}")
+    return torch.device(f"xpu:{index}"), xpu.get_device_name(index), None
+
+
+def _directml(directml: Any) -> tuple[Any, str, str | None]:
+    if directml is None:
+        try:
+            import torch_directml as directml  # type: ignore[import-not-found, no-redef]
+        except ImportError:
+            raise NoDevice("no DirectML device: torch-directml is not installed (pip install torch-directml)") from None
+    if not directml.is_available():
+        raise NoDevice("no DirectML device: torch_directml.is_available() is False")
+    return directml.device(), directml.device_name(directml.default_device()), None
+
+
 def why_no_cuda() -> str:
+    if getattr(torch.version, "hip", None):
+        return f" (torch {torch.__version__} is a ROCm/HIP {torch.version.hip} build; no AMD GPU is visible to HIP)"
     if torch.version.cuda is None:
         return f" (torch {torch.__version__} is a CPU-only build)"
     return f" (torch {torch.__version__} is a CUDA {torch.version.cuda} build; no driver or GPU is visible)"
 
 
 def same_device(a: torch.device, b: torch.device) -> bool:
-    return a.type == b.type and (a.type != "cuda" or (a.index or 0) == (b.index or 0))
+    return a.type == b.type and (a.type not in ("cuda", "xpu") or (a.index or 0) == (b.index or 0))
 
 
 def sync(device: torch.device, cuda: Any = None) -> None:

@@ -1,0 +1,139 @@
+"""Pure parsers of AMD's tools' text (rocminfo, rocm-smi, amd-smi) and of the KFD topology's gfx_target_version.
+
+Shared by the AMD probe (which runs the tools through the runner) and the evidence readers (which read the same
+output pasted into a bug report): one parser per format, so a probed machine and a paste give the same facts.
+Every parser returns the line number (1-based) of each value, for provenance; none of them judges anything.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+_GFX = re.compile(r"\bgfx([0-9]{1,2}[0-9a-f]{2})\b", re.IGNORECASE)
+
+
+@dataclass
+class AmdGpuText:
+    """One GPU as a tool printed it: field -> (line number, value)."""
+
+    index: int
+    fields: dict[str, tuple[int, object]] = field(default_factory=dict)
+
+    def set(self, name: str, line: int, value: object) -> None:
+        if value not in (None, "") and name not in self.fields:
+            self.fields[name] = (line, value)
+
+
+def gfx_target(text: str | None) -> str | None:
+    """"gfx1100", "amdgcn-amd-amdhsa--gfx90a:sramecc+:xnack-", "AMD Radeon RX 5700 XT (gfx1010:xnack-)" -> the
+    bare LLVM target ("gfx1100", "gfx90a", "gfx1010"); None when the text names none."""
+    m = _GFX.search(text or "")
+    return f"gfx{m.group(1).lower()}" if m else None
+
+
+def gfx_from_topology(value: int) -> str | None:
+    """KFD's gfx_target_version (major*10000 + minor*100 + stepping, each printed in hex by LLVM's names):
+    110000 -> gfx1100, 90010 -> gfx90a, 90402 -> gfx942, 0 (a CPU node) -> None."""
+    if value <= 0:
+        return None
+    major, minor, stepping = value // 10000, value // 100 % 100, value % 100
+    if minor > 15 or stepping > 15:
+        return None
+    return f"gfx{major}{minor:x}{stepping:x}"
+
+
+def parse_rocminfo(text: str) -> list[AmdGpuText]:
+    """GPU agents of ``rocminfo``: each agent block's first ``Name:`` (its gfx target), ``Marketing Name:`` and
+    ``Device Type:``. CPU agents are skipped."""
+    gpus: list[AmdGpuText] = []
+    block: dict[str, tuple[int, str]] = {}
+
+    def close() -> None:
+        if block.get("type", (0, ""))[1].upper() == "GPU":
+            gpu = AmdGpuText(len(gpus))
+            if "name" in block:
+                gpu.set("gfx_target", block["name"][0], gfx_target(block["name"][1]))
+            if "marketing" in block:
+                gpu.set("name", block["marketing"][0], block["marketing"][1])
+            if "bdf" in block:
+                gpu.set("pci_bus_id", *block["bdf"])
+            gpus.append(gpu)
+        block.clear()
+
+    for number, line in enumerate(text.splitlines(), 1):
+        stripped = line.strip()
+        if re.fullmatch(r"Agent \d+", stripped):
+            close()
+            continue
+        key, sep, value = stripped.partition(":")
+        if not sep:
+            continue
+        value = value.strip()
+        key = key.strip()
+        if key == "Name" and "name" not in block and line.startswith("  ") and not line.startswith("    "):
+            block["name"] = (number, value)
+        elif key == "Marketing Name" and "marketing" not in block:
+            block["marketing"] = (number, value)
+        elif key == "Device Type" and "type" not in block:
+            block["type"] = (number, value)
+    close()
+    return gpus
+
+
+_SMI_LINE = re.compile(r"^GPU\[(\d+)\]\s*:\s*([^:]+?)\s*:\s*(.*?)\s*$")
+
+
+def parse_rocm_smi(text: str) -> list[AmdGpuText]:
+    """``rocm-smi --showproductname`` (and other ``GPU[n] : Field: value`` lines): card series, GFX version."""
+    by_index: dict[int, AmdGpuText] = {}
+    for number, line in enumerate(text.splitlines(), 1):
+        m = _SMI_LINE.match(line.strip())
+        if not m:
+            continue
+        index, key, value = int(m.group(1)), m.group(2).strip().lower(), m.group(3).strip()
+        gpu = by_index.setdefault(index, AmdGpuText(index))
+        if key in ("card series", "card model") and value and not value.lower().startswith("0x"):
+            gpu.set("name", number, value)
+        elif key == "gfx version":
+            gpu.set("gfx_target", number, gfx_target(value))
+        elif key == "pci bus":
+            gpu.set("pci_bus_id", number, value)
+    return [by_index[i] for i in sorted(by_index)]
+
+
+_AMD_SMI_GPU = re.compile(r"^GPU:\s*(\d+)\s*$")
+_AMD_SMI_FIELD = re.compile(r"^\s+([A-Z_]+):\s*(.*?)\s*$")
+_AMD_SMI_ROCM = re.compile(r"ROCm version:\s*([0-9][0-9.]*)")
+
+
+def parse_amd_smi(text: str) -> tuple[list[AmdGpuText], tuple[int, str] | None]:
+    """``amd-smi static`` / ``amd-smi list`` blocks (``GPU: 0`` then indented ``KEY: value`` lines), and the ROCm
+    version ``amd-smi version`` prints (``... | ROCm version: 6.2.0``)."""
+    gpus: list[AmdGpuText] = []
+    rocm: tuple[int, str] | None = None
+    current: AmdGpuText | None = None
+    for number, line in enumerate(text.splitlines(), 1):
+        if rocm is None and (m := _AMD_SMI_ROCM.search(line)):
+            rocm = (number, m.group(1).rstrip("."))
+        m = _AMD_SMI_GPU.match(line)
+        if m:
+            current = AmdGpuText(int(m.group(1)))
+            gpus.append(current)
+            continue
+        if current is None:
+            continue
+        if line.strip() and not line.startswith((" ", "\t")):
+            current = None
+            continue
+        f = _AMD_SMI_FIELD.match(line)
+        if not f:
+            continue
+        key, value = f.group(1), f.group(2)
+        if key == "MARKET_NAME" and value.upper() != "N/A":
+            current.set("name", number, value)
+        elif key == "TARGET_GRAPHICS_VERSION":
+            current.set("gfx_target", number, gfx_target(value))
+        elif key == "BDF":
+            current.set("pci_bus_id", number, value)
+    return gpus, rocm

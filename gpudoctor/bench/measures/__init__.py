@@ -1,0 +1,9 @@
+"""The measurements, run in the child (``python -m gpudoctor.bench.worker``); the only bench modules that import
+torch. Each module has ``run(ctx) -> list[Measurement]``; REGISTRY is the order they run in. A new measurement
+(the all-reduce bus bandwidth and P2P matrix across GPUs) is one more module here and names in model.MEASUREMENTS."""
+
+from __future__ import annotations
+
+from gpudoctor.bench.measures import matmul, memory, training
+
+REGISTRY = (("matmul", matmul.run), ("memory", memory.run), ("training", training.run))

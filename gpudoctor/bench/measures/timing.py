@@ -1,0 +1,62 @@
+"""Timing on a device: warm-up, then repeated runs timed with CUDA events (GPU work is asynchronous: the host's
+clock would time the launch, not the work) or the host clock on the CPU; the median, so one hiccup of a busy host
+does not move the figure."""
+
+from __future__ import annotations
+
+import statistics
+import time
+from dataclasses import dataclass
+from typing import Any, Callable
+
+import torch
+
+
+@dataclass
+class Context:
+    device: torch.device
+    quick: bool
+    precisions: tuple[str, ...]
+    progress: Callable[[str], None]
+
+    @property
+    def cuda(self) -> bool:
+        return self.device.type == "cuda"
+
+
+@dataclass(frozen=True)
+class Timed:
+    median_s: float
+    runs: int
+    warmup: int
+
+    def how(self) -> str:
+        return f"median of {self.runs} after {self.warmup} warm-up"
+
+
+def sync(device: torch.device) -> None:
+    if device.type == "cuda":
+        torch.cuda.synchronize(device)
+
+
+def time_it(fn: Callable[[], Any], device: torch.device, warmup: int = 2, min_runs: int = 3, max_runs: int = 20,
+            budget_s: float = 1.0) -> Timed:  # fmt: skip
+    """Run fn warm-up times, then at least min_runs and at most max_runs timed runs, stopping once budget_s passed."""
+    for _ in range(warmup):
+        fn()
+    sync(device)
+    times: list[float] = []
+    deadline = time.perf_counter() + budget_s
+    while len(times) < max_runs and (len(times) < min_runs or time.perf_counter() < deadline):
+        if device.type == "cuda":
+            start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+            start.record()
+            fn()
+            end.record()
+            end.synchronize()
+            times.append(start.elapsed_time(end) / 1000.0)
+        else:
+            t0 = time.perf_counter()
+            fn()
+            times.append(time.perf_counter() - t0)
+    return Timed(statistics.median(times), len(times), warmup)

@@ -1,0 +1,57 @@
+"""AMD's tools pasted into a report: ``rocminfo``, ``rocm-smi``, ``amd-smi`` (static / list / version), and the
+ROCm lines of torch's collect_env (``HIP runtime version``, ``MIOpen runtime version``). The parsers are the ones the
+AMD probe uses (gpudoctor/amd_text.py), so a paste and a probed machine give the same facts."""
+
+from __future__ import annotations
+
+import re
+from typing import Iterator
+
+from ...amd_text import AmdGpuText, parse_amd_smi, parse_rocm_smi, parse_rocminfo
+from ..document import Document
+from ..observation import Observation
+from ._common import known, version_in
+
+NAME = "amd"
+_ROCK = re.compile(r"^\s*ROCk module(?: version \S+)? is loaded\s*$")
+_NO_BINARY = re.compile(r"hipErrorNoBinaryForGpu|HIP error: invalid device function")
+_RUNTIME = re.compile(r"^\s*(HIP runtime version|MIOpen runtime version)\s*:\s*(.*)$")
+
+
+def read(document: Document) -> Iterator[Observation]:
+    text = "\n".join(document.lines)
+    if "rocminfo" not in text.lower() and "HSA Agents" not in text and "GPU[" not in text and "GPU:" not in text \
+            and "ROCk module" not in text and "runtime version" not in text and "ROCm version" not in text \
+            and "hipError" not in text and "HIP error" not in text:
+        return  # none of the formats can be here: keep a large paste cheap
+    for gpus, reader in ((parse_rocminfo(text) if "HSA Agents" in text else [], "rocminfo"),
+                         (parse_rocm_smi(text), "rocm-smi"),
+                         (parse_amd_smi(text)[0], "amd-smi")):
+        yield from _gpus(gpus, reader)
+    rocm = parse_amd_smi(text)[1]
+    if rocm:
+        yield Observation("rocm.version", rocm[1], rocm[0], "amd-smi")
+    for number, line in document.numbered():
+        if _ROCK.match(line):
+            yield Observation("rocm.amdgpu_loaded", True, number, "rocminfo", "rocminfo prints this when the amdgpu (ROCk) module is loaded")
+            continue
+        if _NO_BINARY.search(line):
+            yield Observation("symptoms[]", {"kind": "hip-no-binary-for-gpu", "text": line.strip()[:300], "framework": "torch"}, number, "error line")
+            continue
+        m = _RUNTIME.match(line)
+        if m:
+            value = version_in(known(m.group(2)))
+            if value:
+                key = "rocm.hip_runtime" if m.group(1).startswith("HIP") else "rocm.miopen"
+                yield Observation(key, value, number, "collect_env")
+
+
+def _gpus(gpus: list[AmdGpuText], reader: str) -> Iterator[Observation]:
+    for gpu in gpus:
+        if not gpu.fields:
+            continue
+        key = f"amd_gpus[{gpu.index}]"
+        first = min(line for line, _ in gpu.fields.values())
+        yield Observation(f"{key}.index", gpu.index, first, reader)
+        for name, (line, value) in gpu.fields.items():
+            yield Observation(f"{key}.{name}", value, line, reader)

@@ -1,0 +1,64 @@
+"""Collect from a directory of saved reports or snapshots (written by a Kubernetes Job, Ansible, ssh, srun...).
+Every ``*.json`` under it is one node, named by its path relative to the directory without ``.json``. Files are
+read one at a time and only their digest is kept, so memory stays bounded however many nodes there are."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Iterator
+
+from ..errors import GpuDoctorError
+from .documents import failed, node_from_text
+from .model import NodeResult
+
+MAX_REPORT_BYTES = 16 * 1024 * 1024  # a report is a few kB; more is not a report (and must not fill memory)
+
+
+class FleetInputError(GpuDoctorError):
+    """The fleet's input cannot be read at all (exit 2): a missing directory, no reports in it."""
+
+
+def report_files(directory: Path) -> list[tuple[str, str]]:
+    """(path, node name) of every *.json under ``directory``, sorted. Plain strings and os.walk: at 10,000 files
+    pathlib's per-path objects cost more than reading the reports."""
+    if not directory.is_dir():
+        raise FleetInputError(f"{directory}: not a directory")
+    top = os.path.join(str(directory), "")
+    files = []
+    for folder, subfolders, names in os.walk(top):
+        subfolders.sort()
+        prefix = folder[len(top):].replace(os.sep, "/")
+        files += [(os.path.join(folder, n), f"{prefix}/{n[:-5]}" if prefix else n[:-5])
+                  for n in names if n.endswith(".json")]
+    if not files:
+        raise FleetInputError(f"{directory}: no *.json reports or snapshots in it")
+    return sorted(files, key=lambda item: item[1])
+
+
+def read_node(path: Path | str, name: str, shared: dict | None = None) -> NodeResult:
+    origin = str(path)
+    try:
+        with open(path, "rb") as handle:
+            raw = handle.read(MAX_REPORT_BYTES + 1)
+    except OSError as exc:
+        return failed(name, origin, f"unreadable: {exc.strerror or exc}")
+    if len(raw) > MAX_REPORT_BYTES:
+        return failed(name, origin, f"larger than {MAX_REPORT_BYTES // 2**20} MiB: not a report")
+    return node_from_text(raw.decode("utf-8", "replace"), name, origin, shared)
+
+
+def read_directory(directory: Path) -> Iterator[NodeResult]:
+    shared: dict = {}
+    for path, name in report_files(directory):
+        yield read_node(path, name, shared)
+
+
+def read_golden(path: Path) -> NodeResult:
+    """The reference node: a snapshot or a report. Unreadable or not a gpudoctor document is a usage error."""
+    if not path.is_file():
+        raise FleetInputError(f"{path}: golden snapshot not found")
+    node = read_node(path, "golden")
+    if not node.answered:
+        raise FleetInputError(f"{path}: {node.failure}")
+    return node

@@ -1,0 +1,68 @@
+"""matrices/xid.toml: what an NVIDIA Xid number means and the first step that clears it (nothing, restart the
+application, reset the GPU, reboot, service the hardware). Pure data; loaded with the rest of the matrix."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from ..errors import MatrixError
+from .reader import Reader
+
+XID_FILE = "xid.toml"
+# The remedies, mildest first; a finding about several Xids asks for the strongest of them.
+ACTIONS = ("none", "restart-app", "reset-gpu", "reboot", "service")
+
+
+@dataclass(frozen=True)
+class XidRow:
+    xid: int
+    mnemonic: str  # the driver's name for it (nverror.h): "ROBUST_CHANNEL_GPU_HAS_FALLEN_OFF_THE_BUS"
+    meaning: str
+    action: str  # one of ACTIONS
+    action_confirmed: bool  # False: the remedy was not read from NVIDIA's catalog itself; it is said as "likely"
+    note: str | None
+    reviewed: str
+
+
+@dataclass(frozen=True)
+class XidTable:
+    rows: tuple[XidRow, ...]
+    catalog_url: str
+    sources: tuple[str, ...]
+    reviewed: str
+
+    def row(self, xid: int) -> XidRow | None:
+        return next((r for r in self.rows if r.xid == xid), None)
+
+
+def load_xid(directory: Path, tomllib: Any) -> XidTable | None:
+    """The table, validated; None when xid.toml is absent (a hand-built matrix directory)."""
+    path = Path(directory) / XID_FILE
+    if not path.exists():
+        return None
+    try:
+        with path.open("rb") as fh:
+            doc = tomllib.load(fh)
+    except tomllib.TOMLDecodeError as exc:
+        raise MatrixError(f"{path}: not valid TOML ({exc})") from None
+    top = Reader(XID_FILE, doc, "")
+    rows = tuple(_row(t) for t in top.tables("xid"))
+    seen: set[int] = set()
+    for row in rows:
+        if row.xid in seen:
+            raise top.fail("xid", f"Xid {row.xid} is listed twice")
+        seen.add(row.xid)
+    return XidTable(rows, top.str("catalog_url"), top.urls("sources", required=True), top.date("reviewed"))
+
+
+def _row(t: Reader) -> XidRow:
+    action = t.str("action")
+    if action not in ACTIONS:
+        raise t.fail("action", f"must be one of {', '.join(ACTIONS)}, got {action!r}")
+    xid = t.int("xid")
+    if xid is None or not 0 < xid < 1000:
+        raise t.fail("xid", "must be an Xid number (1-999)")
+    return XidRow(xid, t.str("mnemonic", required=False) or "", t.str("meaning"), action, t.bool("action_confirmed", False),
+                  t.str("note", required=False), t.date("reviewed"))

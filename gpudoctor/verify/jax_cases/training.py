@@ -1,0 +1,98 @@
+"""The JAX training loop (Adam written out: eight lines, no optax), evaluation, the placement log, the offline
+pretraining of the transfer backbone, and the fixed plans of each smoke test."""
+
+from __future__ import annotations
+
+import math
+import time
+from typing import Callable
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+from gpudoctor.verify import assess, data
+from gpudoctor.verify.jax_cases import models
+from gpudoctor.verify.jax_cases.device import on
+from gpudoctor.verify.plan import Plan, Progress
+
+PLANS = {
+    "cnn": Plan(steps=40, batch=64, lr=2e-3, eval_n=512, target=assess.LearnTarget(min_drop=0.5, min_accuracy=0.6)),
+    "lstm": Plan(steps=60, batch=64, lr=1e-2, eval_n=512, target=assess.LearnTarget(min_drop=0.3, min_accuracy=0.3)),
+    "transfer": Plan(steps=80, batch=32, lr=2e-2, eval_n=256, target=assess.LearnTarget(min_drop=0.3, min_accuracy=0.5), cosine=True),
+}
+PRETRAIN = Plan(steps=60, batch=32, lr=3e-3, eval_n=0, target=assess.LearnTarget(0.0, 0.0))
+TRANSFER_SIZE = 32
+
+Apply = Callable[[dict, jnp.ndarray], jnp.ndarray]
+
+
+def cross_entropy(logits: jnp.ndarray, labels: jnp.ndarray) -> jnp.ndarray:
+    return -jnp.take_along_axis(jax.nn.log_softmax(logits), labels[:, None], axis=1).mean()
+
+
+def evaluate(apply: Apply, params: dict, x: np.ndarray, y: np.ndarray, device) -> tuple[float, float]:
+    logits = jax.jit(apply)(jax.device_put(params, device), jax.device_put(x, device))
+    loss = float(cross_entropy(logits, jax.device_put(y, device)))
+    return loss, float((np.asarray(logits).argmax(1) == y).mean())
+
+
+class PlacementLog:
+    """Where every batch and every output of the training loop lived (``array.devices()``)."""
+
+    def __init__(self, device) -> None:
+        self.device = device
+        self.batches = 0
+        self.misplaced: list[str] = []
+
+    def __call__(self, xb, yb, logits) -> None:
+        self.batches += 1
+        for what, array in (("input batch", xb), ("label batch", yb), ("output", logits)):
+            if not on(array, self.device):
+                self.misplaced.append(f"{what} {self.batches} on {', '.join(str(d) for d in array.devices())}")
+
+
+def train(apply: Apply, trainable: dict, fixed: dict | None, x: np.ndarray, y: np.ndarray, plan: Plan, lr: float,
+          device, progress: Progress, phase: str, log: PlacementLog | None = None) -> tuple[dict, float]:
+    """``plan.steps`` Adam steps over consecutive batches of ``trainable`` (``fixed``: parameters that take no
+    gradient, the frozen backbone); -> (trained parameters, seconds of the loop, device synchronised)."""
+
+    def loss_of(p, f, xb, yb):
+        params = p if f is None else {**f, **p}
+        logits = apply(params, xb)
+        return cross_entropy(logits, yb), logits
+
+    @jax.jit
+    def step(p, f, m, v, t, xb, yb, rate):
+        (loss, logits), g = jax.value_and_grad(loss_of, has_aux=True)(p, f, xb, yb)
+        m = jax.tree.map(lambda a, b: 0.9 * a + 0.1 * b, m, g)
+        v = jax.tree.map(lambda a, b: 0.999 * a + 0.001 * b * b, v, g)
+        scale = rate * jnp.sqrt(1 - 0.999 ** t) / (1 - 0.9 ** t)
+        p = jax.tree.map(lambda w, a, b: w - scale * a / (jnp.sqrt(b) + 1e-8), p, m, v)
+        return p, m, v, logits
+
+    p = jax.device_put(trainable, device)
+    f = jax.device_put(fixed, device) if fixed is not None else None
+    m = jax.tree.map(jnp.zeros_like, p)
+    v = jax.tree.map(jnp.zeros_like, p)
+    jax.block_until_ready(p)
+    start = time.perf_counter()
+    for i in range(plan.steps):
+        sl = slice(i * plan.batch, (i + 1) * plan.batch)
+        xb, yb = jax.device_put(x[sl], device), jax.device_put(y[sl], device)
+        rate = lr * (0.5 * (1 + math.cos(math.pi * i / plan.steps)) if plan.cosine else 1.0)
+        p, m, v, logits = step(p, f, m, v, float(i + 1), xb, yb, rate)
+        if log is not None:
+            log(xb, yb, logits)
+        progress(i + 1, plan.steps, phase)
+    jax.block_until_ready(p)
+    return p, time.perf_counter() - start
+
+
+def pretrain(lr_scale: float, device, progress: Progress) -> dict:
+    """Offline stand-in for ImageNet: train backbone and a task-A head on synthetic stripes; -> the backbone (numpy)."""
+    x, y = data.pretrain_data(PRETRAIN.steps * PRETRAIN.batch, seed=3, size=TRANSFER_SIZE)
+    params = {"backbone": models.backbone_init(0), "head": models.head_init(data.PRETRAIN_CLASSES, 1)}
+    trained, _ = train(models.transfer_apply, params, None, x, y, PRETRAIN, PRETRAIN.lr * lr_scale, device, progress,
+                       "pretraining backbone")  # fmt: skip
+    return jax.tree.map(np.asarray, trained["backbone"])
