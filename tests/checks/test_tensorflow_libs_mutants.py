@@ -119,6 +119,18 @@ def test_unknown_libraries_or_packages_never_raise_it():
     assert list(t.tf_missing_gpu_libs(tf216(), None)) == []
 
 
+def test_an_unreadable_cudnn_version_asks_for_any_cudnn():
+    (f,) = run(t.tf_missing_gpu_libs, tf216(tf=tf("2.16.1", "12.3", "unknown")))
+    assert f.evidence == ("tensorflow 2.16.1 is a CUDA 12.3 build (cuDNN unknown)",
+                          "no libcudart.so.12 found by the loader and no nvidia-cuda-runtime-cu12 wheel installed",
+                          "no libcudnn.so.* found by the loader and no nvidia-cudnn-cu12 wheel installed")
+
+
+def test_only_a_full_release_is_kept_by_the_and_cuda_fix():
+    (f,) = run(t.tf_missing_gpu_libs, tf216(tf=tf("2.16", "12.3", "8"), packages={"tensorflow": "2.16"}))
+    assert f.fix.commands == ("pip install 'tensorflow[and-cuda]==2.21.0'",)  # "2.16" names no release: the newest that fits
+
+
 def test_tf211_has_no_and_cuda_extra_so_the_fix_installs_the_system_libraries_or_upgrades():
     facts = machine(driver="525.85.12", driver_cuda="12.0", gpus=T4, tf=tf("2.11.1", "11.2", "8"), packages={"tensorflow": "2.11.1"},
                     python="3.10.12", libcudnn=[], libcudart=[])
@@ -173,6 +185,12 @@ def test_tf212_on_native_windows_with_a_gpu_is_an_error_with_both_routes():
         "native route: native-Windows GPU needs tensorflow 2.10.1 with Python 3.7–3.10 (this is Python 3.11), CUDA 11.2 and cuDNN 8.1 "
         "from conda (cudatoolkit=11.2 cudnn=8.1.0)",
         ("wsl --install", "pip install 'tensorflow[and-cuda]==2.21.0'   # inside WSL2"), "https://www.tensorflow.org/install/pip#windows-wsl2")
+
+
+def test_windows_without_a_known_python_names_only_the_range():
+    facts = CASES["tf212-native-windows"][0]
+    (f,) = run(t.tf_windows_native_gpu_unsupported, dataclasses.replace(facts, host=dataclasses.replace(facts.host, python=None)))
+    assert "needs tensorflow 2.10.1 with Python 3.7–3.10, CUDA 11.2" in f.fix.summary
 
 
 def test_windows_gpu_unknown_is_a_warning_and_the_release_is_named():
