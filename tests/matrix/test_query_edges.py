@@ -1,0 +1,28 @@
+"""Query and solver edges the tables decide (issue 11): the macOS CPU build's name by CPU, a driver branch read
+against the Windows table, a ROCm patch release answered with its minor's wheels."""
+
+from __future__ import annotations
+
+from gpudoctor.matrix import load_matrix
+from gpudoctor.matrix.queries import driver_info
+from gpudoctor.matrix.rocm_queries import rocm_info
+from gpudoctor.matrix.solver import Target, solve
+
+MATRIX = load_matrix()
+
+
+def test_a_mac_gets_the_cpu_build_named_for_its_cpu():
+    intel = solve(MATRIX, Target("darwin", None, None, None, (), arch="x86_64"), "torch")
+    apple = solve(MATRIX, Target("darwin", None, None, None, (), arch="arm64"), "torch")
+    assert "macOS x86_64: PyTorch has no CUDA builds there (CPU build from the default index)" in intel.reasons
+    assert "macOS arm64: PyTorch has no CUDA builds there (CPU / Apple MPS build from the default index)" in apple.reasons
+
+
+def test_a_driver_branch_is_read_in_its_own_os_table():
+    assert driver_info(MATRIX, "R550").cuda == "12.4"
+    assert driver_info(MATRIX, "R550", "windows").cuda == "12.3"  # Windows drivers of a CUDA release start later
+
+
+def test_a_rocm_patch_release_is_answered_with_its_minors_wheels():
+    assert [(w.torch, w.rocm) for w in rocm_info(MATRIX, "6.2.4").wheels] == [("2.5", "6.2"), ("2.6", "6.2.4")]
+    assert [(w.torch, w.rocm) for w in rocm_info(MATRIX, "6.2").wheels] == [("2.5", "6.2"), ("2.6", "6.2.4")]
