@@ -67,3 +67,18 @@ def test_no_fit_json():
 def test_no_fit_message():
     assert str(_no_fit(())) == "no torch build fits GPU with CC 3.0, NVIDIA driver 340.108, Linux x86_64"
     assert str(EnvNoFit("tensorflow", "x", None, (), None, "no build of any release fits")) == "no build of any release fits"
+
+
+def _broken_probe():
+    raise RuntimeError("nvml handle lost")
+
+
+def test_a_probe_that_breaks_is_named_with_its_error(tmp_path):
+    import pytest
+
+    from gpudoctor.envgen.generate import EnvFailure
+
+    with pytest.raises(EnvFailure) as caught:
+        generate(EnvRequest(framework="torch", output_dir=tmp_path), MATRIX, probe=_broken_probe)
+    assert str(caught.value) == ("could not probe this machine (RuntimeError: nvml handle lost); "
+                                 "describe it with --gpu/--driver/--os or --for SNAPSHOT")

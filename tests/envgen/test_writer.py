@@ -117,3 +117,10 @@ def test_without_hard_links_the_file_is_still_written_and_still_not_clobbered(tm
     assert sorted(p.name for p in tmp_path.iterdir()) == ["requirements.txt"]  # no temporary file left behind
     with pytest.raises(FileExistsError):
         writer._link_no_clobber(tmp_path / "other.tmp", path)
+
+
+def test_existing_names_files_and_dangling_links_only(tmp_path):
+    (tmp_path / "environment.yml").write_text("theirs\n")
+    (tmp_path / "Dockerfile").symlink_to(tmp_path / "nowhere")
+    paths = [tmp_path / "environment.yml", tmp_path / "Dockerfile", tmp_path / "requirements.txt"]
+    assert writer.existing(paths) == paths[:2]
