@@ -5,7 +5,9 @@ from __future__ import annotations
 
 import json
 
-from gpudoctor.envgen.generate import EnvNoFit, EnvRequest, generate
+import pytest
+
+from gpudoctor.envgen.generate import EnvFailure, EnvNoFit, EnvRequest, generate
 from gpudoctor.envgen.report import no_fit_json, no_fit_text, to_text
 from gpudoctor.matrix import load_matrix
 from gpudoctor.matrix.solver import Target
@@ -74,10 +76,6 @@ def _broken_probe():
 
 
 def test_a_probe_that_breaks_is_named_with_its_error(tmp_path):
-    import pytest
-
-    from gpudoctor.envgen.generate import EnvFailure
-
     with pytest.raises(EnvFailure) as caught:
         generate(EnvRequest(framework="torch", output_dir=tmp_path), MATRIX, probe=_broken_probe)
     assert str(caught.value) == ("could not probe this machine (RuntimeError: nvml handle lost); "
