@@ -2,7 +2,7 @@
 # Mutation testing of the judging code (issue 11), one package at a time:
 #
 #   tools/mutation.sh PACKAGE [MUTANT_NAME_GLOB...]     PACKAGE: checks | matrix | envgen | snapshot
-#   tools/mutation.sh PACKAGE --survivors               re-run only the mutants that survived last time
+#   tools/mutation.sh PACKAGE --survivors               re-run only the mutants that survived (or had no test) last time
 #   tools/mutation.sh PACKAGE --sample N [GLOB...]      run one mutant in N (of those matching GLOB), chosen by a hash
 #                                                       of its name: a fixed, reproducible sample spread over every function
 #   REF=COMMIT tools/mutation.sh PACKAGE ...           the same for that commit's tree instead of the checkout
@@ -90,7 +90,7 @@ pytest_add_cli_args = ["-m", "not slow", "-q", "-p", "no:cacheprovider"]
 EOF
 
 if [ "${1:-}" = --survivors ]; then
-  mapfile -t names < <(cd "$work" && "$mutmut" results | sed -n 's/^ *\([^ :]*\): survived$/\1/p')
+  mapfile -t names < <(cd "$work" && "$mutmut" results | sed -n 's/^ *\([^ :]*\): \(survived\|no tests\)$/\1/p')
   if [ "${#names[@]}" -eq 0 ]; then echo "no survivors"; score; exit 0; fi
   set -- "${names[@]}"
 fi
