@@ -83,7 +83,7 @@ path.write_text(head + f"""
 [tool.mutmut]
 source_paths = ["gpudoctor/"]
 only_mutate = [{mutate}]
-also_copy = ["matrices/", "templates/", "tools/", "docs/"]
+also_copy = ["matrices/", "templates/", "tools/", "docs/", "benchmarks/", "examples/"]
 pytest_add_cli_args_test_selection = [{tests}]
 pytest_add_cli_args = ["-m", "not slow", "-q", "-p", "no:cacheprovider"]
 """)
