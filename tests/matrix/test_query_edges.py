@@ -26,3 +26,17 @@ def test_a_driver_branch_is_read_in_its_own_os_table():
 def test_a_rocm_patch_release_is_answered_with_its_minors_wheels():
     assert [(w.torch, w.rocm) for w in rocm_info(MATRIX, "6.2.4").wheels] == [("2.5", "6.2"), ("2.6", "6.2.4")]
     assert [(w.torch, w.rocm) for w in rocm_info(MATRIX, "6.2").wheels] == [("2.5", "6.2"), ("2.6", "6.2.4")]
+
+
+def test_torch_info_lists_the_experimental_pythons():
+    from gpudoctor.matrix.queries import torch_info
+
+    assert torch_info(MATRIX, "2.5").python_experimental == ("3.13",)  # torch 2.5: Python 3.13 wheels, marked experimental
+
+
+def test_the_newest_build_for_a_gpu_is_the_releases_default_where_that_has_native_code():
+    from gpudoctor.matrix.queries import newest_torch_for
+
+    newest = newest_torch_for(MATRIX, "8.0")
+    release = MATRIX.torch_release(newest["version"])
+    assert (newest["variant"], newest["code"]) == (release.default_linux, "sass")
