@@ -4,7 +4,7 @@ against the Windows table, a ROCm patch release answered with its minor's wheels
 from __future__ import annotations
 
 from gpudoctor.matrix import load_matrix
-from gpudoctor.matrix.queries import driver_info
+from gpudoctor.matrix.queries import driver_info, newest_torch_for, torch_info
 from gpudoctor.matrix.rocm_queries import rocm_info
 from gpudoctor.matrix.solver import Target, solve
 
@@ -29,14 +29,10 @@ def test_a_rocm_patch_release_is_answered_with_its_minors_wheels():
 
 
 def test_torch_info_lists_the_experimental_pythons():
-    from gpudoctor.matrix.queries import torch_info
-
     assert torch_info(MATRIX, "2.5").python_experimental == ("3.13",)  # torch 2.5: Python 3.13 wheels, marked experimental
 
 
 def test_the_newest_build_for_a_gpu_is_the_releases_default_where_that_has_native_code():
-    from gpudoctor.matrix.queries import newest_torch_for
-
     newest = newest_torch_for(MATRIX, "8.0")
     release = MATRIX.torch_release(newest["version"])
     assert (newest["variant"], newest["code"]) == (release.default_linux, "sass")
