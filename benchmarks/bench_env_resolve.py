@@ -25,9 +25,18 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+
+def manylinux(arch: str, newest: int = 34, oldest: int = 17) -> list[str]:
+    """Every manylinux tag a glibc-2.<newest> machine accepts, newest first. pip's --platform is literal (it does not
+    widen manylinux_2_28 to the older glibc tags a real machine accepts), so each one is listed: nvidia-cuda-cupti 13.x
+    publishes only manylinux_2_25 wheels, and without that tag the aarch64 torch files failed to resolve."""
+    legacy = [f"manylinux2014_{arch}"] + ([f"manylinux1_{arch}"] if arch == "x86_64" else [])  # manylinux1: x86 only
+    return [f"manylinux_2_{minor}_{arch}" for minor in range(newest, oldest - 1, -1)] + legacy
+
+
 PLATFORMS = {  # (os, arch) -> pip --platform tags, newest first (pip accepts any of them)
-    ("linux", "x86_64"): ["manylinux_2_34_x86_64", "manylinux_2_31_x86_64", "manylinux_2_28_x86_64", "manylinux_2_27_x86_64", "manylinux_2_17_x86_64", "manylinux2014_x86_64", "manylinux1_x86_64"],
-    ("linux", "aarch64"): ["manylinux_2_34_aarch64", "manylinux_2_31_aarch64", "manylinux_2_28_aarch64", "manylinux_2_27_aarch64", "manylinux_2_18_aarch64", "manylinux_2_17_aarch64", "manylinux2014_aarch64"],
+    ("linux", "x86_64"): manylinux("x86_64"),
+    ("linux", "aarch64"): manylinux("aarch64"),
     ("windows", "x86_64"): ["win_amd64"],
     ("darwin", "arm64"): ["macosx_14_0_arm64", "macosx_12_0_arm64", "macosx_11_0_arm64"],
     ("darwin", "x86_64"): ["macosx_10_15_x86_64", "macosx_10_9_x86_64"],

@@ -28,7 +28,7 @@ sys.path.insert(0, str(ROOT))
 from gpudoctor.runner import SpawnResult, SubprocessRunner  # noqa: E402
 from gpudoctor.verify import run_verify  # noqa: E402
 from gpudoctor.verify.child import child_env  # noqa: E402
-from gpudoctor.verify.model import SmokeResult, Status, VerifyOptions  # noqa: E402
+from gpudoctor.verify.model import SmokeResult, VerifyOptions  # noqa: E402
 
 BUDGET_CPU_S = 90.0
 BUDGET_GPU_S = 30.0

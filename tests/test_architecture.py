@@ -76,3 +76,57 @@ def test_the_scan_sees_a_violation(tmp_path):
 def test_no_module_is_longer_than_300_lines():
     long = {str(p.relative_to(PACKAGE)): n for p in PACKAGE.rglob("*.py") if (n := len(p.read_text().splitlines())) > 300}
     assert long == {}
+
+
+# Names that several modules share because they are the same concept, each seen from its own layer or framework.
+# Everything else must have one meaning: grepping a name must not land on the wrong thing.
+SHARED_MODULE_NAMES = {
+    "__init__",  # every package has one
+    # One subject, one module per layer: probes/readers observe it, matrix/ holds its data, checks/ judge it.
+    "amd", "arch", "frameworks", "jax", "keras", "kernel_log", "messages", "packages", "platforms", "versions", "xid",
+    # bench/allreduce.py is the bandwidth arithmetic, bench/measures/allreduce.py the timing of the same collective.
+    "allreduce",
+    # verify's cases, one module per job for each framework (torch_cases/ and tf_cases/ mirror each other); bench's
+    # measures/training.py times the same CNN training step.
+    "case", "checks", "device", "models", "training",
+    # Each package that measures in child processes has the same three jobs: assess (pure judging), child (the
+    # parent side), worker (the child's entry point): bench/, verify/ (and multigpu/ for assess).
+    "assess", "child", "worker",
+    "model",  # a package's own dataclasses (matrix rows, verify/bench/multigpu results, fleet reports)
+    "render",  # a package's renderer: returns strings (envgen: files from templates; verify: the results text)
+}
+SHARED_CLASS_NAMES: dict[str, str] = {  # name -> why it is one concept
+    "PlacementLog": "where a training loop's batches and outputs lived, one per framework's case package "
+                    "(torch_cases/, jax_cases/), the same job in each framework's own tensor API",
+}
+
+
+def duplicates(package: Path) -> tuple[dict[str, list[str]], dict[str, list[str]]]:
+    classes: dict[str, list[str]] = {}
+    modules: dict[str, list[str]] = {}
+    for path in sorted(package.rglob("*.py")):
+        where = str(path.relative_to(package))
+        modules.setdefault(path.stem, []).append(where)
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ClassDef):
+                classes.setdefault(node.name, []).append(f"{where}:{node.lineno}")
+    return ({k: v for k, v in classes.items() if len(v) > 1}, {k: v for k, v in modules.items() if len(v) > 1})
+
+
+def test_no_two_classes_share_a_name():
+    classes, _ = duplicates(PACKAGE)
+    assert {k: v for k, v in classes.items() if k not in SHARED_CLASS_NAMES} == {}
+
+
+def test_no_two_modules_share_a_name_for_different_things():
+    _, modules = duplicates(PACKAGE)
+    assert sorted(set(modules) - SHARED_MODULE_NAMES) == []
+
+
+def test_the_duplicate_scan_sees_a_violation(tmp_path):
+    (tmp_path / "envgen").mkdir()
+    (tmp_path / "verify").mkdir()
+    (tmp_path / "envgen" / "plan.py").write_text("class Plan:\n    pass\n")
+    (tmp_path / "verify" / "plan.py").write_text("import x\n\nclass Plan:\n    pass\n")
+    assert duplicates(tmp_path) == ({"Plan": ["envgen/plan.py:1", "verify/plan.py:3"]},
+                                    {"plan": ["envgen/plan.py", "verify/plan.py"]})

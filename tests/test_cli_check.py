@@ -79,13 +79,13 @@ def test_conflicting_options_are_usage_errors():
 
 def test_crashing_check_is_exit_3(monkeypatch):
     import gpudoctor.checks as checks
-    from gpudoctor.checks import Check
+    from gpudoctor.checks import RegisteredCheck
 
     def explodes(facts, matrix):
         raise RuntimeError("boom")
 
     real = checks.registry
-    monkeypatch.setattr(checks, "registry", lambda: (*real(), Check("explodes", explodes)))
+    monkeypatch.setattr(checks, "registry", lambda: (*real(), RegisteredCheck("explodes", explodes)))
     result = run("--from", fixture("healthy-h100"))
     assert result.exit_code == 3
     assert "check explodes crashed: RuntimeError: boom" in result.output

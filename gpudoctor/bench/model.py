@@ -143,6 +143,33 @@ def to_dict(value: Any) -> Any:
     return value
 
 
+# A saved result is a few kB: reading stops here, so /dev/zero or a runaway file is an error line, not all memory.
+MAX_SAVED_BYTES = 16 * 1024 * 1024
+
+
+def read_saved(path: str) -> BenchReport:
+    """A result written by ``bench --save``; BenchFileError (one line) for anything else: unreadable, too large, not
+    UTF-8 or JSON, nested or numbered past what the JSON reader takes, or not a bench result."""
+    import json
+
+    try:
+        with open(path, "rb") as handle:
+            raw = handle.read(MAX_SAVED_BYTES + 1)
+    except OSError as exc:
+        raise BenchFileError(f"cannot read {path}: {exc.strerror or exc}") from None
+    if len(raw) > MAX_SAVED_BYTES:
+        raise BenchFileError(f"{path}: larger than {MAX_SAVED_BYTES // 2**20} MiB: not a saved gpudoctor bench result")
+    try:
+        data = json.loads(raw.decode("utf-8"))
+    except UnicodeDecodeError:
+        raise BenchFileError(f"{path}: not UTF-8 text: not a saved gpudoctor bench result") from None
+    except json.JSONDecodeError as exc:
+        raise BenchFileError(f"{path}: not JSON ({exc.msg} at line {exc.lineno})") from None
+    except (RecursionError, ValueError) as exc:  # nesting too deep for the parser; an integer past int()'s digit limit
+        raise BenchFileError(f"{path}: not a usable bench result ({type(exc).__name__})") from None
+    return report_from_dict(data, path)
+
+
 def report_from_dict(data: Any, origin: str) -> BenchReport:
     if not isinstance(data, dict) or data.get("schema") != BENCH_SCHEMA:
         raise BenchFileError(f"{origin}: not a saved gpudoctor bench result (schema {BENCH_SCHEMA})")

@@ -18,13 +18,13 @@ CheckFunction = Callable[[Facts, "Matrix | None"], Iterable[Finding]]
 
 
 @dataclass(frozen=True)
-class Check:
+class RegisteredCheck:
     name: str  # the function's name, for --list and crash reports
     function: CheckFunction
     section: Section | None = None
 
 
-def registry() -> tuple[Check, ...]:
+def registry() -> tuple[RegisteredCheck, ...]:
     # Imported here so that loading the package costs nothing until checks run.
     from . import (
         amd,
@@ -70,7 +70,7 @@ def registry() -> tuple[Check, ...]:
         messages,
         evidence,
     ]
-    return tuple(Check(fn.__name__, fn, _SECTIONS.get(module.__name__.rsplit(".", 1)[-1])) for module in modules for fn in module.CHECKS)
+    return tuple(RegisteredCheck(fn.__name__, fn, _SECTIONS.get(module.__name__.rsplit(".", 1)[-1])) for module in modules for fn in module.CHECKS)
 
 
 # Which section a crashed check leaves unjudged (a module's checks report into this section, mostly).

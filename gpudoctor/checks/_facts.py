@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import re
 
-from ..model import Facts, Gpu, PciDevice, Symptom, TorchBuild
+from ..model import CudaToolkit, Facts, Gpu, PciDevice, Symptom, TorchBuild
+from ..model import gpu_implied_by_driver
 
 NVIDIA_DRIVERS = ("nvidia",)
 LIBRARY_NOT_FOUND = "NVML Shared Library Not Found"
@@ -28,7 +29,7 @@ def gpu_presence(facts: Facts) -> bool | None:
         return True
     if facts.pci_devices:
         return True
-    if gpu_implied_by_driver(facts):
+    if gpu_implied_but_unlisted(facts):
         return True
     if facts.pci_devices == () and facts.gpus in ((), None):
         return False
@@ -37,16 +38,13 @@ def gpu_presence(facts: Facts) -> bool | None:
     return None
 
 
-def gpu_implied_by_driver(facts: Facts) -> str | None:
-    """Why an NVIDIA GPU must exist although no GPU list says so (a pasted report is often just a driver line)."""
-    driver = facts.driver
-    if facts.gpus or facts.pci_devices or driver is None:
+def gpu_implied_but_unlisted(facts: Facts) -> str | None:
+    """Why an NVIDIA GPU must exist although no GPU list says so (the driver rule is model.gpu_implied_by_driver,
+    shared with the solver); None when a GPU list already names one or the driver does not tell."""
+    if facts.gpus or facts.pci_devices:
         return None
-    if driver.version:
-        return f"NVIDIA driver {driver.version} reports its version, so an NVIDIA GPU is present (the GPU list is unknown)"
-    if driver.kernel_module == "nvidia":
-        return "the nvidia kernel module is loaded, so an NVIDIA GPU is present (the GPU list is unknown)"
-    return None
+    reason = gpu_implied_by_driver(facts.driver)
+    return f"{reason} (the GPU list is unknown)" if reason else None
 
 
 def torch_build_kind(torch: TorchBuild) -> str | None:
@@ -113,3 +111,24 @@ def jetson(facts: Facts):
 
 def on_mac(facts: Facts) -> bool:
     return bool(facts.host and (facts.host.os == "darwin" or facts.host.apple is not None))
+
+
+def extension_toolkit(facts: Facts) -> tuple[CudaToolkit, str] | None:
+    """The CUDA toolkit torch.utils.cpp_extension would build with, and where it was found, in its own order:
+    CUDA_HOME, then CUDA_PATH, then nvcc on PATH; a lone toolkit found elsewhere is the one it falls back to.
+    None when the facts cannot tell which one it would take."""
+    toolkits = facts.cuda_toolkits or ()
+    env = (facts.host.env if facts.host else None) or {}
+    var = next((name for name in ("CUDA_HOME", "CUDA_PATH") if env.get(name)), None)
+    if var:
+        home = env[var].rstrip("/\\")
+        found = next((t for t in toolkits if t.path and t.path.rstrip("/\\") == home), None)
+        # torch takes the variable's directory and nothing else: a directory no probe saw a toolkit in is unknown
+        return (found, f"{var}={env[var]}") if found else None
+    found = next((t for t in toolkits if t.on_path), None)
+    if found:
+        return found, "nvcc on PATH"
+    if len(toolkits) == 1:
+        where = "not on PATH, no CUDA_HOME" if toolkits[0].on_path is False else "whether nvcc is on PATH is unknown"
+        return toolkits[0], f"the only CUDA toolkit found ({where})"
+    return None

@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Iterator
 
 from ..model import Facts, Finding, Fix, Section, Severity
-from ._facts import cudnn_version, driver_loaded, gpu_implied_by_driver, gpu_presence, jetson, package, symptoms, torch_build_kind
+from ._facts import cudnn_version, driver_loaded, gpu_implied_but_unlisted, gpu_presence, jetson, package, symptoms, torch_build_kind
 from ._builds import install_fix
 
 _TF_CPU_DISTRIBUTIONS = ("tensorflow-cpu", "tensorflow-intel")
@@ -36,7 +36,7 @@ def torch_cpu_only_build(facts: Facts, matrix: object) -> Iterator[Finding]:
         yield Finding("torch-cpu-only-build", Severity.INFO, Section.TORCH,
                       f"{label} is a CPU-only build (fine on this machine without an NVIDIA GPU)", tuple(evidence))
         return
-    implied = gpu_implied_by_driver(facts)
+    implied = gpu_implied_but_unlisted(facts)
     if implied:
         evidence.append(implied)
     fix = install_fix(facts, matrix, "torch", "Replace it with a CUDA build", first=("pip uninstall -y torch torchvision torchaudio",))

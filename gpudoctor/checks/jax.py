@@ -9,7 +9,7 @@ from typing import Iterator
 from ..matrix._solve_jax import INSTALL_URL, choose_jax, plugin_ok
 from ..matrix.versions import try_vtuple
 from ..model import Facts, Finding, Fix, JaxBuild, Section, Severity
-from ._facts import gpu_implied_by_driver, gpu_presence, gpus, package, symptoms
+from ._facts import gpu_implied_but_unlisted, gpu_presence, gpus, package, symptoms
 
 
 def _jax(facts: Facts) -> JaxBuild | None:
@@ -69,7 +69,7 @@ def jax_cpu_only_install(facts: Facts, matrix: object) -> Iterator[Finding]:
         yield Finding("jax-cpu-only-install", Severity.INFO, Section.JAX,
                       f"{_label(jax)} is the CPU build (fine on this machine without an NVIDIA GPU)", tuple(evidence))
         return
-    implied = gpu_implied_by_driver(facts)
+    implied = gpu_implied_but_unlisted(facts)
     if implied:
         evidence.append(implied)
     fix = _gpu_fix(facts, matrix, jax, "Install JAX with its CUDA plugin")

@@ -48,7 +48,8 @@ def _judge(rule: "BrokenRule", build: "b.Build | None", facts: Facts, matrix: "M
                 return None
             evidence.append(f"{build.label} installed ({rule.framework} {rule.versions} is affected)")
         if rule.variant:
-            tag = build.torch_variant.tag if build.torch_variant is not None else (build.version.split("+", 1)[1] if "+" in build.version else None)
+            # the version's own tag first: a local build's CUDA may match a variant, which does not make it that wheel
+            tag = build.version.split("+", 1)[1] if "+" in build.version else (build.torch_variant.tag if build.torch_variant else None)
             if tag != rule.variant:
                 return None
             evidence.append(f"{build.label} is the {rule.variant} variant")
@@ -91,19 +92,27 @@ def _judge(rule: "BrokenRule", build: "b.Build | None", facts: Facts, matrix: "M
 
 
 def _build_cudnn(build: "b.Build", facts: Facts, matrix: "Matrix") -> tuple[str | None, str]:
-    """The cuDNN a build uses: the running build's report, else the matrix variant's pin, else the wheel's pin."""
+    """The cuDNN a build uses: the running build's report, else the pin of the wheel the matrix describes. A build
+    the wheels table does not describe (a tag like +cu999, a local +git build, a conda build whose CUDA is not the
+    default wheel's) has no known pin: guessing the default wheel's would turn a guess into an error."""
     fw = facts.frameworks.torch if build.framework == "torch" and facts.frameworks else None
     reported = getattr(fw, "cudnn", None) if fw is not None else None
     if reported:
         return cudnn_version(str(reported)), "reported by the installed build"
+    if build.framework != "torch":
+        return (build.cudnn, f"the cuDNN {build.label} pins, per the matrix") if build.cudnn else (None, "unknown")
+    release, variant = build.torch_release, build.torch_variant
+    tag = build.version.split("+", 1)[1] if "+" in build.version else None
+    if release is None or not (tag is None or (variant is not None and variant.tag == tag)):
+        return None, "unknown"
+    if tag is None and variant is not None and variant.tag != release.default_linux:
+        return None, "unknown"  # an untagged build on another CUDA than the default wheel's is no wheel of the table
     if build.cudnn:
         return build.cudnn, f"the cuDNN {build.label} pins, per the matrix"
-    if build.framework == "torch" and build.torch_release is not None:
-        tag = build.torch_variant.tag if build.torch_variant is not None else None
-        if tag in (None, build.torch_release.default_linux):
-            wheel = matrix.wheel("torch", build.version)
-            if wheel is not None and wheel.cudnn_pin:
-                return wheel.cudnn_pin, f"the nvidia-cudnn pin of the published wheel ({wheel.source})"
+    if tag in (None, release.default_linux):
+        wheel = matrix.wheel("torch", build.version)
+        if wheel is not None and wheel.cudnn_pin:
+            return wheel.cudnn_pin, f"the nvidia-cudnn pin of the published wheel ({wheel.source})"
     return None, "unknown"
 
 

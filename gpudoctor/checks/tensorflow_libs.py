@@ -248,7 +248,7 @@ def _cudnn_finding(facts: Facts, matrix: "Matrix", build: b.Build, found: str, h
     return Finding(
         "cudnn-version-mismatch", Severity.ERROR, Section.CUDNN,
         f"cuDNN {_vstr(have)} is {kind} than the cuDNN {need_text} {build.label} was built with",
-        (found, f"{build.label} needs cuDNN {need[0]}.x >= {need_text} (same major, equal or newer minor)"),
+        (found, f"{build.label} needs cuDNN {need[0]}.x >= {need_text} (same major, equal or newer minor)" if need[0] >= 7 else f"{build.label} needs cuDNN {need_text} (libcudnn.so.{need[0]}): before cuDNN 7, TensorFlow loads only the major.minor it was built with"),
         fix,
     )
 

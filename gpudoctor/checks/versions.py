@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Iterator
 
 from ..model import Facts, Finding, Fix, Section, Severity
 from . import _builds as b
+from ._facts import extension_toolkit
 
 if TYPE_CHECKING:
     from ..matrix.model import Matrix
@@ -136,22 +137,13 @@ def python_version_no_wheel(facts: Facts, matrix: "Matrix | None") -> Iterator[F
 
 
 def cuda_toolkit_major_mismatch_for_extensions(facts: Facts, matrix: "Matrix | None") -> Iterator[Finding]:
-    toolkits = facts.cuda_toolkits
-    if not toolkits:
-        return
     fw = facts.frameworks.torch if facts.frameworks else None
     if fw is None or not fw.cuda or fw.hip or b.vt(fw.cuda) is None:
         return
-    cuda_home = None
-    if facts.host and facts.host.env:
-        cuda_home = facts.host.env.get("CUDA_HOME") or facts.host.env.get("CUDA_PATH")
-    used = None
-    if cuda_home:
-        used = next((t for t in toolkits if t.path and t.path.rstrip("/\\") == cuda_home.rstrip("/\\")), None)
-    if used is None:
-        used = next((t for t in toolkits if t.on_path), toolkits[0] if len(toolkits) == 1 else None)
-    if used is None or b.vt(used.version) is None:
+    found = extension_toolkit(facts)
+    if found is None or b.vt(found[0].version) is None:
         return
+    (used, where), toolkits = found, facts.cuda_toolkits or ()
     want = b.vt(fw.cuda)[0]
     if b.vt(used.version)[0] == want:
         return
@@ -170,7 +162,6 @@ def cuda_toolkit_major_mismatch_for_extensions(facts: Facts, matrix: "Matrix | N
             (f"export CUDA_HOME=/usr/local/cuda-{fw.cuda}",),
             "https://developer.nvidia.com/cuda-toolkit-archive",
         )
-    where = f"CUDA_HOME={cuda_home}" if cuda_home and used.path and used.path.rstrip("/") == cuda_home.rstrip("/") else "nvcc on PATH"
     yield Finding(
         "cuda-toolkit-major-mismatch-for-extensions", Severity.WARNING, Section.CUDA,
         f"The local CUDA toolkit is {used.version} but {label} is built with CUDA {fw.cuda}: building CUDA extensions will fail",

@@ -41,18 +41,15 @@ def _write(path: str, text: str, force: bool) -> None:
 
 
 def _read_saved(path: str):
-    from gpudoctor.bench.model import BenchFileError, report_from_dict
+    from gpudoctor.bench.model import BenchFileError, read_saved
 
     try:
-        text = Path(path).read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        _fail(f"cannot read {path}: {getattr(exc, 'strerror', None) or exc}")
-    try:
-        return report_from_dict(json.loads(text), path)
-    except json.JSONDecodeError as exc:
-        _fail(f"{path}: not JSON ({exc.msg} at line {exc.lineno})")
+        report = read_saved(path)
     except BenchFileError as exc:
         _fail(str(exc))
+    if not report.devices:
+        _fail(f"{path}: no device was measured in it: nothing to compare")
+    return report
 
 
 @click.command("bench")

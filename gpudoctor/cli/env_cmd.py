@@ -1,6 +1,6 @@
 """`gpudoctor env`: write environment files (conda, pip, Docker, uv) for the newest framework build a machine can run.
 
-Parse, call gpudoctor.envgen.generate, render (gpudoctor.envgen.report), exit. Exit codes: 0 files written; 1 nothing
+Parse, call gpudoctor.envgen.generate, render (gpudoctor.envgen.result_format), exit. Exit codes: 0 files written; 1 nothing
 fits (the reasons and what to change are printed); 2 usage error (bad option, unreadable snapshot, unknown GPU or
 release, a file that exists without --force); 3 gpudoctor itself failed.
 """
@@ -33,10 +33,11 @@ from gpudoctor.model import ExitCode
 @click.option("--driver", metavar="VERSION", help="Describe a machine: its NVIDIA driver version (550.54.15) or branch (550).")
 @click.option("--os", "os_name", type=click.Choice(["linux", "windows", "wsl", "darwin"], case_sensitive=False), help="Describe a machine: its OS (default linux).")
 @click.option("--arch", type=click.Choice(["x86_64", "aarch64", "arm64"], case_sensitive=False), help="Describe a machine: its CPU (default x86_64; arm64 on macOS; aarch64 for Jetson and Grace GPUs).")
+@click.option("--jetpack", metavar="X.Y", help="Describe a Jetson: its JetPack release (6.2; `gpudoctor matrix jetpack r36.4.3` maps an L4T release).")
 @click.option("--cpu", is_flag=True, help="A CPU-only build even where a GPU is present.")
 @click.option("--json", "as_json", is_flag=True, help="Print only JSON (the choice and the files written).")
 @click.option("-v", "--verbose", is_flag=True, help="List every release that was skipped, and why.")
-def env(framework, framework_version, python_version, formats, output_dir, name, force, snapshot, gpus, driver, os_name, arch, cpu, as_json, verbose) -> None:
+def env(framework, framework_version, python_version, formats, output_dir, name, force, snapshot, gpus, driver, os_name, arch, jetpack, cpu, as_json, verbose) -> None:
     """Write environment files that install, first time, a framework build this machine's GPU can run.
 
     \b
@@ -44,8 +45,10 @@ def env(framework, framework_version, python_version, formats, output_dir, name,
       gpudoctor env --framework torch
       gpudoctor env --framework tf --for snapshot.json -o envs/
       gpudoctor env --framework torch --gpu "Tesla V100" --driver 535.104.05 --format pip
+      gpudoctor env --framework torch --gpu "Radeon RX 7900 XTX"
+      gpudoctor env --framework torch --gpu "Jetson AGX Orin" --jetpack 6.2
     """
-    from gpudoctor.envgen import report
+    from gpudoctor.envgen import result_format as report
     from gpudoctor.envgen.generate import EnvFailure, EnvNoFit, EnvRequest, UsageError, generate
     from gpudoctor.errors import MatrixError
     from gpudoctor.matrix import load_matrix
@@ -53,7 +56,7 @@ def env(framework, framework_version, python_version, formats, output_dir, name,
     request = EnvRequest(
         framework=framework, version=framework_version, python=python_version, formats=tuple(f.lower() for f in formats),
         output_dir=Path(output_dir), name=name, force=force, snapshot=snapshot, gpus=tuple(gpus), driver=driver,
-        os=os_name.lower() if os_name else None, arch=arch.lower() if arch else None, cpu=cpu,
+        os=os_name.lower() if os_name else None, arch=arch.lower() if arch else None, cpu=cpu, jetpack=jetpack,
     )
     try:
         result = generate(request, load_matrix())

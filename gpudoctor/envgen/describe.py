@@ -42,9 +42,34 @@ def gpu_capability(matrix: Any, name: str) -> str:
     if cc is None:
         raise DescriptionError(
             f"unknown GPU {name.strip()!r}: give a name such as \"RTX 4090\" or \"Tesla V100\", "
-            f"or its compute capability (e.g. --gpu 8.9); `nvidia-smi --query-gpu=name,compute_cap --format=csv` prints both"
+            f"or its compute capability (e.g. --gpu 8.9), or an AMD GPU such as \"Radeon RX 7900 XTX\" or its gfx target (--gpu gfx1100); `nvidia-smi --query-gpu=name,compute_cap --format=csv` prints both"
         )
     return cc
+
+
+def amd_targets(matrix: Any, gpus: Sequence[str]) -> tuple[str, ...]:
+    """The gfx targets of the AMD GPUs among ``gpus`` ("Radeon RX 7900 XTX" -> "gfx1100"; "gfx1100" itself), from
+    amd_gpus.toml; NVIDIA names are left out."""
+    from gpudoctor.amd_text import gfx_target
+
+    table = matrix.rocm
+    found = []
+    for name in gpus:
+        gfx = gfx_target(name) if name.strip().lower().startswith("gfx") else (table.gfx_for(name) if table else None)
+        if gfx:
+            found.append(gfx)
+    return tuple(found)
+
+
+def _check_jetpack(matrix: Any, text: str, jetsons: list[str]) -> str:
+    tables = matrix.platform_tables
+    row = tables.jetpack_release(text) if tables else None
+    if row is None:
+        known = ", ".join(r.jetpack for r in tables.jetpack) if tables else "none"
+        raise DescriptionError(f"--jetpack {text.strip()!r}: not a JetPack release gpudoctor knows ({known})")
+    if not jetsons:
+        raise DescriptionError("--jetpack describes a Jetson module: the --gpu given is not one")
+    return row.jetpack
 
 
 def check_driver_version(text: str) -> str:
@@ -96,6 +121,7 @@ def target_from_description(
     os: str = "linux",
     python: str | None = None,
     arch: str | None = None,
+    jetpack: str | None = None,
 ) -> Any:
     """A solver Target for a described machine. ``os`` is linux, windows (native), wsl (WSL2: Linux wheels, the
     Windows driver) or darwin. No ``gpus``: a machine without an NVIDIA GPU (the driver is then meaningless)."""
@@ -109,9 +135,20 @@ def target_from_description(
         raise DescriptionError(
             "--os darwin with --gpu: macOS has no CUDA (no PyTorch or TensorFlow CUDA build runs there); describe the Mac without --gpu"
         )
-    capabilities = tuple(gpu_capability(matrix, name) for name in gpus)
+    amd = amd_targets(matrix, gpus)
+    if amd and len(amd) != len(gpus):
+        raise DescriptionError("--gpu: describe either AMD or NVIDIA GPUs, not both (no environment drives both vendors' GPUs)")
+    if amd and driver is not None:
+        raise DescriptionError("--driver is the NVIDIA driver's version: an AMD GPU needs none (the amdgpu kernel driver comes with Linux)")
+    if jetpack is not None and not gpus:
+        raise DescriptionError("--jetpack describes a Jetson module: give it too (--gpu \"Jetson AGX Orin\")")
+    capabilities = () if amd else tuple(gpu_capability(matrix, name) for name in gpus)
+    if jetpack is not None:
+        jetpack = _check_jetpack(matrix, jetpack, [n for n, cc in zip(gpus, capabilities) if matrix.platforms and matrix.platforms.is_jetson(cc)])
     arch = resolve_arch(matrix, os, arch, gpus, capabilities)
     return Target(
+        gfx=amd,
+        jetpack=jetpack,
         os="linux" if os == "wsl" else os,
         python=check_python_version(python, known_pythons(matrix)) if python is not None else None,
         driver_version=check_driver_version(driver) if driver is not None else None,
@@ -139,8 +176,13 @@ def summarize_target(target: Any, gpu_names: Sequence[str] = ()) -> str:
             parts.append(f"NVIDIA driver {target.driver_version}{cuda}")
         else:
             parts.append("no NVIDIA driver known")
+    elif getattr(target, "gfx", ()):
+        names = list(gpu_names) if len(gpu_names) == len(target.gfx) else []
+        parts.append(_collapse([f"{n} ({g})" if n != g else g for n, g in zip(names, target.gfx)] if names else list(target.gfx)))
     else:
         parts.append("no usable NVIDIA GPU")
+    if getattr(target, "jetpack", None):
+        parts.append(f"JetPack {target.jetpack}")
     os_label = "Linux on WSL" if target.wsl else _OS_LABEL.get(target.os, target.os)
     parts.append(f"{os_label} {target.arch}".strip())
     if target.python:
@@ -161,6 +203,8 @@ def facts_warnings(facts: Any, target: Any) -> list[str]:
     that no driver reports (the files become CPU builds), GPUs the probes could not see, GPUs of unknown capability."""
     warnings: list[str] = []
     gpus = facts.gpus
+    if getattr(target, "gfx", ()):  # AMD GPUs: the ROCm route, whatever NVML says
+        return warnings
     if not target.compute_capabilities:
         on_bus = [
             d for d in facts.pci_devices or ()

@@ -1,7 +1,7 @@
 """`gpudoctor env` as a library call: EnvRequest -> EnvResult (frozen), or a typed error.
 
 generate() validates the request, builds the Target (probed, a snapshot, or described), plans and renders the files
-and writes them atomically. It prints nothing and never exits: the CLI renders the result (envgen.report) and maps
+and writes them atomically. It prints nothing and never exits: the CLI renders the result (envgen.result_format) and maps
 the errors to exit codes (UsageError 2, EnvNoFit 1, EnvFailure 3).
 """
 
@@ -24,7 +24,7 @@ from .describe import (
     summarize_target,
     target_from_description,
 )
-from .plan import Plan, make_plan
+from .plan import EnvPlan, make_plan
 from .render import FILENAMES, FileSet, check_env_name, default_env_name, next_commands, render_files
 
 @dataclass(frozen=True)
@@ -42,10 +42,11 @@ class EnvRequest:
     os: str | None = None  # linux | windows | wsl | darwin
     arch: str | None = None  # x86_64 | aarch64 | arm64
     cpu: bool = False
+    jetpack: str | None = None  # a Jetson's JetPack release ("6.2")
 
     @property
     def described(self) -> bool:
-        return bool(self.gpus) or self.driver is not None or self.os is not None or self.arch is not None
+        return bool(self.gpus) or self.driver is not None or self.os is not None or self.arch is not None or self.jetpack is not None
 
 
 @dataclass(frozen=True)
@@ -54,7 +55,7 @@ class EnvResult:
     source: str  # "this machine" | "snapshot PATH" | "description"
     target: Any
     summary: str
-    plan: Plan
+    plan: EnvPlan
     name: str
     docker_name: str | None
     files: tuple[tuple[str, str], ...]  # (format, path written)
@@ -87,7 +88,7 @@ def generate(request: EnvRequest, matrix: Any, probe: Callable[[], Any] | None =
     """Solve, render and write the files a request asks for. ``probe`` collects this machine's Facts when the request
     describes no machine (default: gpudoctor.probes.collect)."""
     from gpudoctor.errors import OutputExistsError
-    from gpudoctor.matrix.solver import NoFit, UnknownRelease
+    from gpudoctor.matrix.solver import NoFit, UnknownPinnedRelease
 
     from .writer import OutputError, write_files
 
@@ -101,7 +102,7 @@ def generate(request: EnvRequest, matrix: Any, probe: Callable[[], Any] | None =
     summary = summarize_target(target, gpu_names)
     try:
         plan = make_plan(matrix, target, framework, request.version, cpu=request.cpu, formats=request.formats)
-    except UnknownRelease as exc:
+    except UnknownPinnedRelease as exc:
         raise UsageError(f"--framework-version {request.version}: {exc}" + (f"; {exc.suggestion}" if exc.suggestion else "")) from None
     except NoFit as exc:
         raise EnvNoFit(framework, summary, target, exc.reasons or (str(exc),), exc.suggestion, str(exc)) from None
@@ -150,7 +151,7 @@ def generate(request: EnvRequest, matrix: Any, probe: Callable[[], Any] | None =
 
 def _validate(request: EnvRequest, matrix: Any, framework: str) -> None:
     if request.snapshot and request.described:
-        raise UsageError("--for SNAPSHOT and --gpu/--driver/--os/--arch both describe the target machine: give one of them")
+        raise UsageError("--for SNAPSHOT and --gpu/--driver/--os/--arch/--jetpack both describe the target machine: give one of them")
     try:
         if request.python is not None:
             check_python_version(request.python, known_pythons(matrix))
@@ -196,7 +197,8 @@ def _target(request: EnvRequest, matrix: Any, probe: Callable[[], Any] | None):
         return target, _gpu_names(facts), f"snapshot {request.snapshot}", facts
     if request.described:
         try:
-            target = target_from_description(matrix, request.gpus, request.driver, (request.os or "linux").lower(), python, request.arch)
+            target = target_from_description(matrix, request.gpus, request.driver, (request.os or "linux").lower(), python, request.arch,
+                                             request.jetpack)
         except DescriptionError as exc:
             raise UsageError(str(exc)) from None
         return target, list(request.gpus), "description", None
@@ -215,14 +217,14 @@ def _gpu_names(facts: Any) -> list[str]:
     return [(g.name[len("NVIDIA "):] if g.name.startswith("NVIDIA ") else g.name) if g.name else "GPU" for g in facts.gpus or ()]
 
 
-def _next_steps(plan: Plan, files: tuple[tuple[str, str], ...], name: str, docker_name: str | None, output_dir: Path) -> tuple[str, ...]:
+def _next_steps(plan: EnvPlan, files: tuple[tuple[str, str], ...], name: str, docker_name: str | None, output_dir: Path) -> tuple[str, ...]:
     steps: list[str] = []
     windows = plan.target.os == "windows"
     for fmt, path in files:
         choice = plan.docker_choice if fmt == "docker" and plan.docker_choice is not None else plan.choice
         commands = next_commands(fmt, path, docker_name if fmt == "docker" and docker_name else name, choice, str(output_dir), windows=windows)
         steps.append(" && ".join(commands) if fmt != "uv" else commands[0])
-    where = "on the CPU" if plan.choice.variant == "cpu" else "on the GPU"
+    where = {"mps": "on the Apple GPU (MPS)", "rocm": "on the AMD GPU"}.get(plan.choice.accelerator or "", "on the CPU" if plan.choice.variant == "cpu" else "on the GPU")
     from .render import gpudoctor_requirement
 
     if gpudoctor_requirement(plan.choice.python):
@@ -245,7 +247,7 @@ def invocation(request: EnvRequest, framework: str) -> str:
         argv += ["--for", os.path.basename(request.snapshot)]
     for gpu in request.gpus:
         argv += ["--gpu", gpu]
-    for flag, value in (("--driver", request.driver), ("--os", request.os), ("--arch", request.arch)):
+    for flag, value in (("--driver", request.driver), ("--os", request.os), ("--arch", request.arch), ("--jetpack", request.jetpack)):
         if value:
             argv += [flag, value]
     if request.cpu:

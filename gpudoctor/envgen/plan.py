@@ -18,7 +18,7 @@ from .render import FORMATS
 
 
 @dataclass(frozen=True)
-class Plan:
+class EnvPlan:
     target: Any
     choice: Any
     formats: tuple[str, ...]
@@ -58,7 +58,7 @@ def make_plan(
     version: str | None = None,
     cpu: bool = False,
     formats: Iterable[str] = ("all",),
-) -> Plan:
+) -> EnvPlan:
     """Solve for ``target`` (NoFit propagates), and for the Dockerfile's Linux container when it differs. When only
     the container has no fit, the Dockerfile is skipped with the reason (or NoFit is raised if it was all that was
     asked for)."""
@@ -66,8 +66,12 @@ def make_plan(
 
     formats = expand_formats(formats)
     choice = solve(matrix, target, framework, version, cpu=cpu)
+    if choice.accelerator == "jetson":
+        return _only_pip(target, choice, formats)
+    if choice.accelerator == "rocm" and "docker" in formats:
+        return _rocm_plan(matrix, target, choice, formats, framework)
     if "docker" not in formats:
-        return Plan(target, choice, formats)
+        return EnvPlan(target, choice, formats)
     docker_target = docker_target_for(target)
     try:
         docker_choice = choice if docker_target == target else solve(matrix, docker_target, framework, version, cpu=cpu)
@@ -79,8 +83,8 @@ def make_plan(
             raise
         why = "; ".join(exc.reasons) or str(exc)
         kept = tuple(fmt for fmt in formats if fmt != "docker")
-        return Plan(target, choice, kept, docker_target, None, (("docker", f"no build fits a Linux container: {why}"),))
-    return Plan(target, choice, formats, docker_target, docker_choice, docker_image=image.image if image else None,
+        return EnvPlan(target, choice, kept, docker_target, None, (("docker", f"no build fits a Linux container: {why}"),))
+    return EnvPlan(target, choice, formats, docker_target, docker_choice, docker_image=image.image if image else None,
                 docker_pip_upgrade=image.pip_upgrade if image else None)
 
 
@@ -108,3 +112,43 @@ def _system_cuda_container(matrix: Any, target: Any, choice: Any, framework: str
         notes=tuple(n for n in choice.notes if "LD_LIBRARY_PATH" not in n and not n.startswith("needs from the system")) + (note,),
     )
     return docker_choice, image
+
+
+def _only_pip(target: Any, choice: Any, formats: tuple[str, ...]) -> EnvPlan:
+    """The JetPack route: NVIDIA's wheels go into the board's own Python; jetpack.toml confirms no container tag."""
+    from gpudoctor.matrix.solver import NoFit
+
+    why = {
+        "conda": "conda-forge's builds are not NVIDIA's JetPack builds: install requirements.txt into a venv of the board's "
+                 f"Python {choice.python}",
+        "uv": f"the JetPack route is written as requirements.txt only (for the board's Python {choice.python})",
+        "docker": f"matrices/jetpack.toml confirms no nvcr.io/nvidia/l4t-pytorch or dustynv image tag for JetPack "
+                  f"{choice.variant.removeprefix('jp')}",
+    }
+    if "pip" not in formats:
+        raise NoFit(f"only requirements.txt is written for a Jetson ({why[formats[0]]})", reasons=tuple(why[f] for f in formats),
+                    suggestion="use --format pip")
+    return EnvPlan(target, choice, ("pip",), skipped=tuple((fmt, why[fmt]) for fmt in formats if fmt != "pip"))
+
+
+def _rocm_plan(matrix: Any, target: Any, choice: Any, formats: tuple[str, ...], framework: str) -> EnvPlan:
+    """The ROCm route's Dockerfile: AMD's rocm/dev-ubuntu-22.04 of the wheels' ROCm release (rocm.toml), with the
+    image's own Python; skipped with the reason when no tag is confirmed or the release has no wheel for it."""
+    from gpudoctor.matrix.solver import NoFit, solve
+
+    rocm = choice.variant.removeprefix("rocm")
+    image = matrix.rocm.image_for(rocm) if matrix.rocm else None
+    why = None
+    docker_choice = choice
+    if image is None:
+        why = f"gpudoctor has no confirmed rocm/dev-ubuntu-22.04 image tag for ROCm {rocm} (matrices/rocm.toml)"
+    elif choice.python != image.python:
+        try:
+            docker_choice = solve(matrix, dataclasses.replace(target, python=image.python), framework, choice.version)
+        except NoFit as exc:
+            why = f"{image.image} has Python {image.python}: {exc}"
+    if why is not None:
+        if formats == ("docker",):
+            raise NoFit(f"no Dockerfile for this machine: {why}")
+        return EnvPlan(target, choice, tuple(f for f in formats if f != "docker"), skipped=(("docker", why),))
+    return EnvPlan(target, choice, formats, target, docker_choice, docker_image=image.image)

@@ -25,6 +25,8 @@ FILENAMES = {
 }
 TEMPLATES = {fmt: f"{name}.j2" for fmt, name in FILENAMES.items()}
 CONDA_CHANNELS = ("conda-forge", "nodefaults")
+# what a ROCm container needs from the host: https://rocm.docs.amd.com/projects/install-on-linux/en/latest/how-to/docker.html
+ROCM_DEVICES = "--device /dev/kfd --device /dev/dri"
 
 _SMOKE = {
     "torch": "import torch; print('torch', torch.__version__, 'CUDA available:', torch.cuda.is_available())",
@@ -55,6 +57,7 @@ class FileSet:
 
 
 from .own_install import gpudoctor_requirement  # noqa: E402 - placed where the rule used to be
+from .labels import build_label  # noqa: E402 - re-exported: it used to live here
 
 
 def default_env_name(choice: Any) -> str:
@@ -70,22 +73,6 @@ def check_env_name(name: str) -> str:
             f"--name {name!r}: use letters, digits, '.', '_' and '-' (starting and ending with a letter or digit)"
         )
     return name
-
-
-def build_label(choice: Any) -> str:
-    """ "torch 2.14.1 (cu126 wheels, CUDA 12.6)", "tensorflow 2.21.0 (and-cuda extra: CUDA 12.5 as nvidia-* wheels)"."""
-    variant, cuda = choice.variant, choice.cuda
-    if variant == "cpu" or (cuda is None and variant != "and-cuda"):
-        kind = "CPU build"
-    elif variant == "and-cuda":
-        kind = f"and-cuda extra: CUDA {cuda} as nvidia-* wheels" if cuda else "and-cuda extra"
-    elif variant.endswith("-conda"):
-        kind = f"CUDA {cuda} and cuDNN from conda-forge"
-    elif variant.endswith("-system"):
-        kind = f"needs CUDA {cuda} and cuDNN installed on the system"
-    else:
-        kind = f"{variant} wheels, CUDA {cuda}"
-    return f"{choice.framework} {choice.version} ({kind})"
 
 
 def header_lines(fileset: FileSet, choice: Any, filename: str) -> list[str]:
@@ -145,13 +132,15 @@ def requirement_names(requirements: Iterable[str]) -> list[str]:
 
 def context(fileset: FileSet, fmt: str, choice: Any | None = None) -> dict[str, Any]:
     choice = choice if choice is not None else fileset.choice
-    gpu = _is_gpu_build(choice)
+    base_image = fileset.docker_image if fmt == "docker" and fileset.docker_image else None
+    # A build that loads CUDA from conda packages or the system uses no GPU in a slim image, which has neither
+    cuda_missing = fmt == "docker" and not base_image and _is_gpu_build(choice) and _cuda_outside_pip(choice)
+    gpu = _is_gpu_build(choice) and not cuda_missing
     requirements = [*choice.packages, *getattr(choice, "pins", ())]
     options = pip_options(choice)
     docker_lines = [" ".join(shlex.quote(part) for part in option.split(" ", 1)) for option in options]
     docker_lines += [shlex.quote(req) for req in requirements]
     own = gpudoctor_requirement(choice.python)
-    base_image = fileset.docker_image if fmt == "docker" and fileset.docker_image else None
     image = (fileset.docker_name or default_env_name(choice)).lower()
     return {
         "own_requirement": shlex.quote(own) if own else None,
@@ -172,6 +161,9 @@ def context(fileset: FileSet, fmt: str, choice: Any | None = None) -> dict[str, 
         "python": choice.python,
         "requires_python": f"=={choice.python}.*",
         "gpu": gpu,
+        "no_gpu_reason": (f"This build loads CUDA {choice.cuda} from conda packages or the system, which this image does not have: "
+                          "no GPU is used in this container." if cuda_missing else "A CPU build: no GPU is used in this container."),
+        "rocm": getattr(choice, "accelerator", None) == "rocm",
         "index_url": choice.index_url,
         "uv_index_name": f"pytorch-{choice.variant}" if choice.framework == "torch" else f"{choice.framework}-{choice.variant}",
         "index_packages": requirement_names(requirements) if choice.index_url else [],
@@ -183,6 +175,7 @@ def context(fileset: FileSet, fmt: str, choice: Any | None = None) -> dict[str, 
         "docker_pip_lines": docker_lines,
         "docker_needs_system_cuda": bool(base_image),
         "smoke_shell": f"python -c {shlex.quote(_smoke(choice))}",
+        "rocm_devices": ROCM_DEVICES,
         "smoke_command": json.dumps([f"python{choice.python}" if base_image else "python", "-c", _smoke(choice)]),
     }
 
@@ -218,7 +211,7 @@ def next_commands(fmt: str, path: str, name: str, choice: Any, directory: str = 
             venv = [f"python{choice.python} -m venv .venv && . .venv/bin/activate"]
         return [*conda, *venv, f"pip install -r {shlex.quote(path)}", *env, *after]
     if fmt == "docker":
-        gpus = "--gpus all " if _is_gpu_build(choice) else ""
+        gpus = ROCM_DEVICES + " " if getattr(choice, "accelerator", None) == "rocm" else "--gpus all " if _is_gpu_build(choice) else ""
         return [f"docker build -t {name.lower()} {shlex.quote(directory)}", f"docker run {gpus}--rm -it {name.lower()}"]
     if fmt == "uv":
         return [f"use {path} as (or merge it into) pyproject.toml, then: uv sync"]
@@ -237,6 +230,10 @@ def _smoke(choice: Any) -> str:
 
 def _is_gpu_build(choice: Any) -> bool:
     return choice.variant != "cpu" and (choice.cuda is not None or choice.variant == "and-cuda")
+
+
+def _cuda_outside_pip(choice: Any) -> bool:
+    return bool(choice.conda_packages) or str(choice.variant).endswith("-system")
 
 
 def _one_line(text: str) -> str:

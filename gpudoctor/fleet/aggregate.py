@@ -45,5 +45,7 @@ def _group_findings(nodes: tuple[NodeResult, ...]) -> tuple[FindingGroup, ...]:
 
 
 def _natural(name: str) -> tuple:
-    """node2 before node10: digit runs compare as numbers."""
-    return tuple(int(part) if part.isdigit() else part for part in re.split(r"(\d+)", name))
+    """node2 before node10: ASCII digit runs compare as numbers. Compared by length then digits, never int(): a name
+    is untrusted, and "node²" (isdigit but not a number) or 5,000 digits (past int()'s limit) must sort, not crash."""
+    parts = re.split(r"([0-9]+)", name)
+    return tuple((len(p.lstrip("0")), p.lstrip("0"), p) if i % 2 else p for i, p in enumerate(parts))

@@ -5,6 +5,7 @@ read one at a time and only their digest is kept, so memory stays bounded howeve
 from __future__ import annotations
 
 import os
+import stat
 from pathlib import Path
 from typing import Iterator
 
@@ -39,13 +40,24 @@ def report_files(directory: Path) -> list[tuple[str, str]]:
 def read_node(path: Path | str, name: str, shared: dict | None = None) -> NodeResult:
     origin = str(path)
     try:
-        with open(path, "rb") as handle:
-            raw = handle.read(MAX_REPORT_BYTES + 1)
+        raw = _read_regular_file(path, MAX_REPORT_BYTES + 1)
     except OSError as exc:
         return failed(name, origin, f"unreadable: {exc.strerror or exc}")
+    if raw is None:
+        return failed(name, origin, "not a regular file (a FIFO, device or socket): not a report")
     if len(raw) > MAX_REPORT_BYTES:
         return failed(name, origin, f"larger than {MAX_REPORT_BYTES // 2**20} MiB: not a report")
     return node_from_text(raw.decode("utf-8", "replace"), name, origin, shared)
+
+
+def _read_regular_file(path: Path | str, limit: int) -> bytes | None:
+    """Up to ``limit`` bytes of a regular file; None for anything else. Opened without blocking and checked on the
+    open descriptor: a FIFO named node7.json would otherwise wait for a writer forever, and /dev/zero never ends."""
+    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+    with os.fdopen(fd, "rb") as handle:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            return None
+        return handle.read(limit)
 
 
 def read_directory(directory: Path) -> Iterator[NodeResult]:

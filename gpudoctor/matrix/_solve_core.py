@@ -29,6 +29,8 @@ class Target:
     # An NVIDIA GPU is known to be there (a driver reports its version, a device is on the bus) but not its compute
     # capability: solve for a CUDA build that fits the driver, and say that its architectures were not checked.
     gpu_unknown: bool = False
+    gfx: tuple[str, ...] = ()  # AMD GPUs' LLVM targets ("gfx1100"): solved on the ROCm route (_solve_rocm)
+    jetpack: str | None = None  # a Jetson's JetPack release ("6.2"): solved on the JetPack route (_solve_jetson)
 
     def wants_gpu_build(self, cpu: bool = False) -> bool:
         """A CUDA build is the goal: an NVIDIA GPU is there (known or implied), no CPU build was asked for, not macOS."""
@@ -50,6 +52,8 @@ class Choice:
     skipped: tuple[str, ...] = ()  # why each newer release (or build) was not chosen, newest first
     env: tuple[tuple[str, str], ...] = ()  # variables the environment needs, e.g. (("LD_LIBRARY_PATH", "$CONDA_PREFIX/lib/"),)
     pins: tuple[str, ...] = ()  # caps on the framework's own dependencies that its metadata lacks, e.g. ("protobuf<3.21",)
+    # what the build runs on besides NVIDIA's CUDA wheels: "rocm" (AMD), "jetson" (JetPack), "mps" (Apple's Metal)
+    accelerator: str | None = None
 
     @property
     def label(self) -> str:
@@ -68,7 +72,7 @@ class NoFit(GpuDoctorError):
         self.suggestion = suggestion
 
 
-class UnknownRelease(NoFit):
+class UnknownPinnedRelease(NoFit):
     """A pinned release the matrix does not know: a usage error, not a machine limitation."""
 
 
@@ -99,18 +103,18 @@ def py_range(pythons: tuple[str, ...]) -> str:
 
 
 def select(releases: tuple, version: str | None, name: str, matrix: Matrix) -> list[tuple[object, str]]:
-    """(release, exact version) pairs to try, newest first. UnknownRelease for a release the matrix lacks."""
+    """(release, exact version) pairs to try, newest first. UnknownPinnedRelease for a release the matrix lacks."""
     if version is None:
         return [(r, r.latest) for r in reversed(releases)]
     try:
         want = series(version)
         parts = vtuple(version)
     except ValueError:
-        raise UnknownRelease(f"{name} {version!r} is not a version") from None
+        raise UnknownPinnedRelease(f"{name} {version!r} is not a version") from None
     found = [r for r in releases if r.series == want]
     if not found:
         known = ", ".join(r.series for r in releases)
-        raise UnknownRelease(
+        raise UnknownPinnedRelease(
             f"{name} {version} is not in the compatibility matrix (reviewed {matrix.reviewed}; it knows {known})",
             suggestion=f"choose a release the matrix knows, e.g. {releases[-1].latest}",
         )

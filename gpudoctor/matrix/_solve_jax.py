@@ -65,7 +65,7 @@ def solve_jax(matrix, target, version: str | None, cpu: bool):
     """The solver's entry (solver._attempt): (Choice or None, every rejection in order), like solve_torch/solve_tf.
     JAX's CUDA wheels are Linux-only (x86_64, aarch64; WSL2 experimental): native Windows and macOS get the CPU
     build, with a note."""
-    from ._solve_core import Choice, UnknownRelease, pick_python, py_range
+    from ._solve_core import Choice, UnknownPinnedRelease, pick_python, py_range
 
     table = matrix.jax
     rejects: list[str] = []
@@ -73,7 +73,7 @@ def solve_jax(matrix, target, version: str | None, cpu: bool):
         return None, ["the matrix has no JAX table (matrices/jax.toml)"]
     rows = table.series(version) if version else table.releases
     if version and not rows:
-        raise UnknownRelease(f"jax {version} is not in the compatibility matrix (it knows {', '.join(table.known())})")
+        raise UnknownPinnedRelease(f"jax {version} is not in the compatibility matrix (it knows {', '.join(table.known())})")
     gpu = target.wants_gpu_build(cpu) and target.os == "linux"
     notes: tuple[str, ...] = ()
     if target.wants_gpu_build(cpu) and target.os != "linux":

@@ -45,7 +45,9 @@ def solve_tf(matrix: Matrix, target: Target, version: str | None, cpu: bool) -> 
             packages, notes = (f"tensorflow=={exact}",), ()
             if not cpu and target.os == "darwin" and target.arch != "x86_64":
                 packages, why, notes = _with_metal(matrix, exact, py, packages, why)
-            return Choice("tensorflow", exact, "cpu", None, packages, py, None, reasons=(py_reason, why), notes=notes, skipped=skipped), rejects
+            mps = "mps" if any(p.startswith("tensorflow-metal") for p in packages) else None
+            return Choice("tensorflow", exact, "cpu", None, packages, py, None, reasons=(py_reason, why), notes=notes, skipped=skipped,
+                          accelerator=mps), rejects
         choice = _gpu_choice(matrix, target, release, exact, py, py_reason, rejects)
         if choice is not None:
             return choice, rejects
@@ -99,6 +101,10 @@ def _gpu_choice(matrix: Matrix, target: Target, release: TfRelease, exact: str, 
     package = f"{release.package}=={exact}"
     if linux and recipe is None and plat is not None and plat.tf_system_route(release.series):
         return _system_choice(matrix, release, exact, py, package, reasons, notes, skipped)
+    unavailable = plat.tf_unavailable_why(release.series, release.cudnn) if plat and linux else None
+    if unavailable:
+        rejects.append(f"{label}: {unavailable}")
+        return None
     if recipe is None or not linux:
         rejects.append(f"{label} has no `and-cuda` extra and gpudoctor knows no recipe for its CUDA {release.cuda} / cuDNN {release.cudnn} here")
         return None

@@ -114,15 +114,21 @@ def _torch_cpu(matrix: Matrix, target: Target, release: TorchRelease, exact: str
         why = f"macOS {target.arch}: PyTorch has no CUDA builds there ({build} from the default index)"
     else:
         why = "no NVIDIA GPU: the CPU build (smaller, no CUDA libraries)"
+    tables = matrix.platform_tables
+    apple = tables.apple if tables else None
+    mps = (not cpu and target.os == "darwin" and target.arch != "x86_64" and apple is not None
+           and vtuple(release.series) >= vtuple(apple.mps_torch_since))
     return Choice(
         framework="torch",
         version=exact,
         variant="cpu",
+        accelerator="mps" if mps else None,
         index_url=None if target.os == "darwin" else matrix.torch_index("cpu"),
         packages=tuple(packages),
         python=py,
         cuda=None,
         reasons=(py_reason, why),
+        notes=(f"MPS needs macOS {apple.mps_min_macos} or later",) if mps else (),
         skipped=_skipped(rejects, exact),
     )
 

@@ -31,7 +31,10 @@ def jetpack_info(m: Matrix, release: str) -> JetpackInfo:
     text = release.strip()
     row = None
     if tables:
-        by_l4t = text.lower().startswith("r") or text.lower().startswith("l4t") or text.split(".")[0].isdigit() and int(text.split(".")[0]) >= 20
+        major = text.split(".")[0]
+        # ASCII digits, and no int() past a few digits: "²" is isdigit() and 5,000 digits pass int()'s limit.
+        numeric = major.isascii() and major.isdigit()
+        by_l4t = text.lower().startswith(("r", "l4t")) or numeric and (len(major) > 4 or int(major) >= 20)
         row = tables.jetpack_by_l4t(text.lower().replace("l4t", "").strip().lstrip("r")) if by_l4t else tables.jetpack_release(text)
     if row is None:
         known = ", ".join(f"{r.jetpack} (L4T {r.l4t})" for r in rows) or "none: matrices/jetpack.toml is missing"

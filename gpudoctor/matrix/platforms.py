@@ -53,6 +53,8 @@ class Platforms:
     tf_linux_conda: tuple[TfCondaRecipe, ...]
     aarch64_gpu_prefixes: tuple[str, ...] = ()
     tf_linux_system: tuple[str, ...] = ()  # series whose GPU wheel loads CUDA/cuDNN from the system (no conda recipe)
+    tf_linux_unavailable: tuple[str, ...] = ()  # series whose GPU build no route gpudoctor writes can install
+    tf_linux_unavailable_why: str = ""  # why, with {cudnn_major}
     sources: tuple[str, ...] = ()
 
     def aarch64_only(self, gpu_name: str) -> bool:
@@ -68,6 +70,12 @@ class Platforms:
 
     def tf_system_route(self, release_series: str) -> bool:
         return release_series in self.tf_linux_system
+
+    def tf_unavailable_why(self, release_series: str, cudnn: str) -> str | None:
+        """Why no GPU route exists for this TensorFlow series on Linux, or None when one may."""
+        if release_series not in self.tf_linux_unavailable:
+            return None
+        return self.tf_linux_unavailable_why.format(cudnn_major=cudnn.split(".")[0])
 
     def jetson_container(self, framework: str) -> str | None:
         return dict(self.jetson_containers).get(framework)
@@ -114,6 +122,8 @@ def load_platforms(directory: Path, tomllib: Any) -> Platforms:
             cuda_images=images,
             tf_linux_conda=recipes,
             tf_linux_system=tuple(_v(s) for s in doc.get("tf_linux_system", {}).get("series", ())),
+            tf_linux_unavailable=tuple(_v(s) for s in doc.get("tf_linux_unavailable", {}).get("series", ())),
+            tf_linux_unavailable_why=str(doc.get("tf_linux_unavailable", {}).get("why", "")),
             aarch64_gpu_prefixes=tuple(map(str, doc.get("aarch64", {}).get("gpu_prefixes", ()))),
             sources=tuple(map(str, doc.get("sources", ()))),
         )

@@ -38,6 +38,14 @@ class AmdGpuModel:
 
 
 @dataclass(frozen=True)
+class RocmImage:
+    rocm: str  # "6.4": the wheel index's ROCm release it serves
+    image: str  # "rocm/dev-ubuntu-22.04:6.4.4"
+    python: str  # the image's apt python3
+    sources: tuple[str, ...]
+
+
+@dataclass(frozen=True)
 class RocmTable:
     wheels: tuple[RocmWheel, ...]  # oldest first
     gpus: tuple[AmdGpuModel, ...]
@@ -45,6 +53,10 @@ class RocmTable:
     override_docs: str
     sources: tuple[str, ...]
     reviewed: str
+    images: tuple[RocmImage, ...] = ()  # base images for the ROCm route's Dockerfile
+
+    def image_for(self, rocm: str) -> RocmImage | None:
+        return next((i for i in self.images if i.rocm == _minor(rocm)), None)
 
     def for_torch(self, series: str) -> RocmWheel | None:
         return next((w for w in self.wheels if w.torch == series), None)
@@ -105,8 +117,12 @@ def load_rocm(directory: Path, tomllib: Any) -> RocmTable | None:
     gpus_doc = Reader(AMD_GPUS_FILE, docs[AMD_GPUS_FILE], "")
     gpus = tuple(AmdGpuModel(t.strs("names"), _gfx(t, "gfx")) for t in gpus_doc.tables("gpu"))
     gpus_doc.urls("sources", required=True)
+    images = tuple(
+        RocmImage(t.version("rocm"), t.str("image"), t.version("python"), t.urls("sources", required=True))
+        for t in (top.tables("image") if top.has("image") else ())
+    )
     return RocmTable(wheels, gpus, top.str("index_url"), top.str("override_docs"), top.urls("sources", required=True),
-                     min(top.date("reviewed"), gpus_doc.date("reviewed")))
+                     min(top.date("reviewed"), gpus_doc.date("reviewed")), images)
 
 
 def _wheel(t: Reader) -> RocmWheel:

@@ -193,6 +193,7 @@ _VENDOR_WORDS = {"nvidia", "geforce", "tesla", "quadro"}
 
 
 def name_tokens(name: str) -> tuple[str, ...]:
-    words = re.split(r"[\s\-_/]+", name.strip().lower())
+    # A dot before a letter starts a suffix word: the K10's two boards report "Tesla K10.G1.8GB" / "Tesla K10.G2.8GB"
+    words = re.split(r"[\s\-_/]+|\.(?=[a-z])", name.strip().lower())
     return tuple(w for w in words if w and w not in _VENDOR_WORDS)
 

@@ -21,9 +21,11 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
-from ._solve_core import DEFAULT_PYTHON_CAP, Choice, NoFit, Target, UnknownRelease, fw_name, quote
+from ._solve_core import DEFAULT_PYTHON_CAP, Choice, NoFit, Target, UnknownPinnedRelease, fw_name, quote
 from .driver import DriverVerdict, driver_os, driver_verdict
 from ._solve_jax import solve_jax
+from ._solve_jetson import jetson_capabilities, solve_jetson
+from ._solve_rocm import solve_rocm
 from ._solve_tf import solve_tf
 from ._solve_torch import solve_torch
 from .model import Framework, Matrix, arch_support, try_vtuple, vtuple
@@ -35,7 +37,7 @@ __all__ = [
     "Target",
     "Choice",
     "NoFit",
-    "UnknownRelease",
+    "UnknownPinnedRelease",
     "DriverVerdict",
     "solve",
     "target_from_facts",
@@ -67,6 +69,8 @@ def normalize_arch(arch: str | None, os: str) -> str:
 def target_from_facts(facts: "Facts", matrix: Matrix, *, python: str | None = None) -> Target:
     """The Target a Facts snapshot describes. GPUs without a known compute capability are looked up by name in
     ``matrix`` (required: the solver never loads one itself)."""
+    from ..model.inferred import gpu_implied_by_driver  # loaded already: the caller holds a Facts
+
     host = facts.host
     os = (host.os if host and host.os else "linux").lower()
     py = python or (host.python if host else None)
@@ -87,30 +91,36 @@ def target_from_facts(facts: "Facts", matrix: Matrix, *, python: str | None = No
         compute_capabilities=tuple(ccs),
         wsl=bool(host and host.wsl),
         arch=normalize_arch(host.arch if host else None, os),
-        gpu_unknown=not ccs and _nvidia_gpu_implied(facts),
+        # A driver that implies a GPU and works (no NVML error): its model may be unknown (a pasted nvidia-smi
+        # banner), the build it can run is not. A device without a working driver is left to the driver findings.
+        gpu_unknown=not ccs and gpu_implied_by_driver(driver) is not None and not (driver and driver.nvml_error),
+        gfx=tuple(g.gfx_target for g in facts.amd_gpus or () if g.gfx_target) if not ccs else (),
+        jetpack=_jetpack(facts, matrix),
     )
 
 
-def _nvidia_gpu_implied(facts: "Facts") -> bool:
-    """A working NVIDIA driver reports its version (or its CUDA) only where an NVIDIA GPU is: its model may be unknown
-    (a pasted nvidia-smi banner), the build it can run is not. A device on the bus without a working driver is left
-    to the driver findings: no build can be judged for it yet."""
-    driver = facts.driver
-    return bool(driver and (driver.version or driver.cuda_version) and not driver.nvml_error)
+def _jetpack(facts: "Facts", matrix: Matrix) -> str | None:
+    """The JetPack release of a Jetson snapshot's L4T release (/etc/nv_tegra_release), where jetpack.toml knows it."""
+    jetson = facts.jetson
+    tables = matrix.platform_tables
+    row = tables.jetpack_by_l4t(jetson.l4t) if jetson and jetson.l4t and tables else None
+    return row.jetpack if row else None
 
 
 def solve(matrix: Matrix, target: Target, framework: str, version: str | None = None, cpu: bool = False) -> Choice:
     """The newest release of ``framework`` ("torch" | "tensorflow") this target can run; ``version`` pins a release
-    ("2.7", "2.7.1"). Raises NoFit with the reasons when nothing fits (UnknownRelease for a release the matrix lacks)."""
+    ("2.7", "2.7.1"). Raises NoFit with the reasons when nothing fits (UnknownPinnedRelease for a release the matrix lacks)."""
     try:
         fw = Framework.parse(framework).value
     except ValueError as exc:
         raise NoFit(str(exc)) from None
-    if not cpu:
-        _refuse_jetson(matrix, target, fw)
+    if not cpu and target.gfx:
+        return solve_rocm(matrix, target, fw, version)
+    if not cpu and jetson_capabilities(matrix, target):
+        return solve_jetson(matrix, target, fw, version)
     try:
         return _attempt(matrix, target, fw, version, cpu)
-    except UnknownRelease:
+    except UnknownPinnedRelease:
         raise
     except NoFit as first:
         if target.python is None:
@@ -154,26 +164,6 @@ def _attempt(matrix: Matrix, target: Target, fw: str, version: str | None, cpu: 
     return choice
 
 
-def _refuse_jetson(matrix: Matrix, target: Target, fw: str) -> None:
-    plat = matrix.platforms
-    jetson = [cc for cc in target.compute_capabilities if plat and plat.is_jetson(cc)]
-    if not jetson:
-        return
-    container = plat.jetson_container(fw)
-    raise NoFit(
-        f"gpudoctor cannot target a Jetson module (compute capability {', '.join(jetson)}) with package-index wheels",
-        reasons=(
-            f"a Jetson's GPU is integrated and its CUDA comes with JetPack (L4T): the {fw_name(fw)} wheels on the package "
-            f"indexes are built for discrete GPUs and do not run on it",
-            f"NVIDIA builds {fw_name(fw)} for each JetPack release: {plat.jetson_wheels_url}",
-        ),
-        suggestion=(
-            f"install NVIDIA's {fw_name(fw)} build for your JetPack release (`cat /etc/nv_tegra_release` shows it), or use the "
-            f"{container} container whose rNN.N tag matches that L4T release"
-        ),
-    )
-
-
 def _no_fit(fw: str, matrix: Matrix, target: Target, version: str | None, rejects: list[str]) -> NoFit:
     what = f"{fw} {version}" if version else f"any {fw} release"
     suggestion = None
@@ -214,6 +204,8 @@ def _driver_needed(matrix: Matrix, target: Target, fw: str, version: str | None)
         floor = matrix.cudnn_cc_min(cudnn) if cudnn else None
         if floor and any(vtuple(cc) < vtuple(floor) for cc in target.compute_capabilities):
             continue
+        if driver_verdict(matrix, cuda, target.driver_version, target.driver_cuda, os).ok:
+            return None  # the driver already runs a build: it is not what blocks this release
         dv = driver_verdict(matrix, cuda, None, None, os)
         if dv.need:
             needs.append(dv.need)

@@ -29,6 +29,7 @@ from .facts import (
     TorchBuild,
     XidEvent,
 )
+from .inferred import gpu_implied_by_driver
 from .report import (
     REPORT_SCHEMA,
     CheckCrash,
@@ -47,5 +48,5 @@ __all__ = [
     "REPORT_SCHEMA", "SNAPSHOT_SCHEMA", "AmdGpu", "CheckCrash", "Contradiction", "CudaToolkit", "Driver", "ExitCode", "Facts",
     "Finding", "Fix", "Frameworks", "Gpu", "GpuHealth", "GpuProcess", "KernelLog", "XidEvent", "Host", "JaxBuild", "Libraries", "Library", "Pcie", "PciDevice", "ProbeError", "Rocm",
     "Report", "Section", "SectionResult", "Severity", "Status", "Symptom", "TensorflowBuild", "TorchBuild",
-    "exit_code", "Apple", "Jetson", "Notebook",
+    "exit_code", "gpu_implied_by_driver", "Apple", "Jetson", "Notebook",
 ]

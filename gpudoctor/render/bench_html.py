@@ -1,12 +1,12 @@
 """``gpudoctor bench --html FILE``: one self-contained page (inline CSS bars, no script, no network) with each
-measured figure as a bar against its spec. Every value from the machine is escaped here, once, with html.escape."""
+measured figure as a bar against its spec. Every value from the machine is escaped here, once, with escape.html
+(control characters shown, markup characters escaped)."""
 
 from __future__ import annotations
 
-import html
-
 from gpudoctor.bench.assess import quantity
 from gpudoctor.bench.model import MEASUREMENTS, BenchReport
+from gpudoctor.render import escape
 
 _STYLE = """body{font:14px/1.4 system-ui,sans-serif;margin:2em;max-width:60em;color:#222}
 table{border-collapse:collapse;width:100%}td,th{padding:.3em .5em;text-align:left;vertical-align:middle}
@@ -15,8 +15,11 @@ table{border-collapse:collapse;width:100%}td,th{padding:.3em .5em;text-align:lef
 .info{border-left-color:#58a;background:#f1f6fb}code{background:#f4f4f4;padding:0 .2em}"""
 
 
+_SEVERITY_CLASSES = frozenset({"ok", "info", "warning", "error"})
+
+
 def _e(value: object) -> str:
-    return html.escape(str(value), quote=True)
+    return escape.html(value)
 
 
 def to_html(report: BenchReport) -> str:
@@ -48,7 +51,8 @@ def to_html(report: BenchReport) -> str:
             out.append(f"<p>{_e(speed.text)}</p>")
         for f in d.findings:
             items = "".join(f"<li>{_e(e)}</li>" for e in f.evidence) + "".join(f"<li>fix: <code>{_e(x)}</code></li>" for x in f.fix)
-            out.append(f'<div class="finding {_e(f.severity)}"><b>{_e(f.severity)}</b> <code>{_e(f.id)}</code> '
+            css = f.severity if f.severity in _SEVERITY_CLASSES else "unknown"  # a class name never comes from input
+            out.append(f'<div class="finding {css}"><b>{_e(f.severity)}</b> <code>{_e(f.id)}</code> '
                        f"{_e(f.title)}<ul>{items}</ul></div>")  # fmt: skip
     out.append("</body></html>")
     return "\n".join(out) + "\n"

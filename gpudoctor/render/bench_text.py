@@ -5,6 +5,7 @@ gets Text objects, so a GPU name like "[bold]x" is shown as written, never read 
 from __future__ import annotations
 
 import io
+import math
 
 from rich.console import Console
 from rich.table import Table
@@ -31,7 +32,7 @@ def _render(renderables: list, width: int = 110, color: bool = False) -> str:
 def where(d: DeviceResult) -> str:
     if d.device == "cpu":
         return "on the CPU" + (f" ({safe(d.note)})" if d.note else "")
-    cc = f", compute capability {d.compute_capability}" if d.compute_capability else ""
+    cc = f", compute capability {safe(d.compute_capability)}" if d.compute_capability else ""
     spec = f"; judged against the {safe(d.spec_name)} spec" if d.spec_name else "; no sourced spec for it"
     return f"on {safe(d.device_name or 'an unnamed GPU')} ({safe(d.device)}{cc}){spec}"
 
@@ -62,9 +63,9 @@ def to_text(report: BenchReport, verbose: bool = False, color: bool = False) -> 
         parts.append(table)
         speed = next((j for j in d.judged if j.name == "cnn-speedup"), None)
         if speed is not None:
-            parts.append(Text(speed.text))
+            parts.append(Text(safe(speed.text)))
         for f in d.findings:
-            parts.append(Text(f"\n{f.severity.upper()} [{f.id}] {safe(f.title)}"))
+            parts.append(Text(f"\n{safe(f.severity.upper())} [{safe(f.id)}] {safe(f.title)}"))
             parts += [Text(f"  {safe(e)}") for e in f.evidence]
             parts += [Text(f"  fix: {safe(x)}") for x in f.fix]
         timing = f"{d.wall_s:.1f} s" if d.wall_s is not None else "?"
@@ -86,7 +87,7 @@ def compare_text(a: BenchReport, b: BenchReport, name_a: str, name_b: str) -> st
         vb = mb.value if mb is not None else None
         if va is None and vb is None:
             continue
-        ratio = f"{vb / va:.2f}x" if va and vb else ""
+        ratio = f"{vb / va:.2f}x" if va and vb and math.isfinite(vb / va) else ""
         table.add_row(Text(label), Text(quantity(va, unit) if va is not None else "-"),
                       Text(quantity(vb, unit) if vb is not None else "-"), Text(ratio))  # fmt: skip
     note = "for step times lower is better (B / A below 1 means B is faster); for the rest higher is better"

@@ -2,17 +2,25 @@
 
 from __future__ import annotations
 
+import re
+
 from ..fleet.model import FleetReport
 from . import escape
 from .fleet_common import SEVERITY_SYMBOLS, section_title, shown, status_word, summary
 
 _m = escape.markdown
 NAMES_SHOWN = 30
+_ID = re.compile(r"[a-z0-9][a-z0-9_-]{0,80}")
+
+
+def _id(finding_id: str) -> str:
+    """A finding id as code when it is one (kebab case); anything else a node sent is escaped prose."""
+    return f"`{finding_id}`" if _ID.fullmatch(finding_id) else _m(finding_id)
 
 
 def render_fleet_markdown(report: FleetReport) -> str:
     out = ["## gpudoctor fleet" + (f" — {_m(report.source)}" if report.source else ""), "", summary(report), ""]
-    out += ["| node | " + " | ".join(section_title(s) for s in report.sections) + " | exit |",
+    out += ["| node | " + " | ".join(_m(section_title(s)) for s in report.sections) + " | exit |",
             "|---|" + "---|" * len(report.sections) + "---|"]
     for node in report.nodes:
         if not node.answered:
@@ -25,7 +33,7 @@ def render_fleet_markdown(report: FleetReport) -> str:
         out += ["", "### Findings by id", ""]
         for group in report.findings:
             names, more = shown(group.nodes, NAMES_SHOWN)
-            out.append(f"- {SEVERITY_SYMBOLS[group.severity]} `{group.id}` on {len(group.nodes)} node(s): "
+            out.append(f"- {SEVERITY_SYMBOLS[group.severity]} {_id(group.id)} on {len(group.nodes)} node(s): "
                        + ", ".join(_m(n) for n in names) + (f" and {more} more" if more else "")
                        + f" — e.g. {_m(group.title)}")
     out += ["", "### Drift", ""]

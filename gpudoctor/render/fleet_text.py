@@ -25,7 +25,7 @@ def render_fleet_text(report: FleetReport, style: Style = plain) -> str:
         for group in report.findings:
             names, more = shown(group.nodes, NAMES_SHOWN)
             where = ", ".join(_t(n) for n in names) + (f" and {more} more" if more else "")
-            out.append(style(f"  {SEVERITY_SYMBOLS[group.severity]} {group.id}", group.severity)
+            out.append(style(f"  {SEVERITY_SYMBOLS[group.severity]} {_t(group.id)}", group.severity)
                        + f" on {len(group.nodes)} node{'s' if len(group.nodes) != 1 else ''}: {where}")
             out.append(style(f"      e.g. {_t(group.title)}", "dim"))
     out += ["", style("Drift", "bold")]
@@ -50,7 +50,7 @@ def render_fleet_text(report: FleetReport, style: Style = plain) -> str:
 
 def _node_table(report: FleetReport, style: Style) -> list[str]:
     width = max([4] + [len(_t(n.name)) for n in report.nodes])
-    head = f"{'node':<{width}}  " + "  ".join(f"{section_title(s):<5}" for s in report.sections) + "  exit"
+    head = f"{'node':<{width}}  " + "  ".join(f"{_t(section_title(s)):<5}" for s in report.sections) + "  exit"
     rows = [style(head, "bold")]
     for node in report.nodes:
         name = f"{_t(node.name):<{width}}  "
@@ -58,7 +58,7 @@ def _node_table(report: FleetReport, style: Style) -> list[str]:
             rows.append(name + style(f"FAILED TO ANSWER: {_t(node.failure)}", "error"))
             continue
         statuses = dict(node.sections)
-        cells = [style(f"{status_word(statuses.get(s)):<5}", STATUS_ROLES.get(statuses.get(s, ""), "dim"))
+        cells = [style(f"{_t(status_word(statuses.get(s))):<5}", STATUS_ROLES.get(statuses.get(s, ""), "dim"))
                  for s in report.sections]
         rows.append(name + "  ".join(cells) + f"  {'' if node.exit_code is None else node.exit_code}")
     return rows

@@ -7,6 +7,7 @@ from gpudoctor.matrix.gpu_specs import GpuSpec
 from ..matrix.keras import KerasInfo, KerasPin
 from ..matrix.model import python_span
 from ..matrix.queries import CudaInfo, CudnnInfo, DriverInfo, GpuInfo, Summary, TfInfo, TorchInfo
+from . import escape
 
 QUERY_HINT = 'Query: gpudoctor matrix torch 2.7.1 | tf 2.16 | cuda 12.8 | cudnn 9.3 | gpu "RTX 4090" | driver 535.104.05 | driver R535 | keras 2.3.1 | keras --tf 2.16'
 
@@ -152,7 +153,8 @@ def _newest(label: str, build: dict | None, name: str) -> str:
 
 
 def gpu_lines(g: GpuInfo) -> list[str]:
-    lines = [f"{g.query}: compute capability {g.compute_capability} ({g.architecture})", f"  same row        {', '.join(g.names)}"]
+    # The query is what the user typed (it matched a row by its words): shown escaped, like any input.
+    lines = [f"{escape.text(g.query)}: compute capability {g.compute_capability} ({g.architecture})", f"  same row        {', '.join(g.names)}"]
     if g.cuda_toolkits:
         upto = f" up to (not including) {g.cuda_toolkits_until}" if g.cuda_toolkits_until else " and newer"
         lines.append(f"  CUDA toolkits   {g.cuda_toolkits.rstrip('+')}{upto} can compile for it")

@@ -19,7 +19,7 @@ from gpudoctor.verify.model import (
     TEST_NAMES,
     CaseRequest,
     SmokeResult,
-    Status,
+    SmokeStatus,
     VerifyOptions,
     VerifyReport,
 )
@@ -110,7 +110,7 @@ def run_verify(options: VerifyOptions, listener: Listener | None = None,
         listener.started(case)
         why = missing_reason(case)
         if why is not None:
-            result = SmokeResult(case.framework, case.test, Status.SKIPPED, reason=why)
+            result = SmokeResult(case.framework, case.test, SmokeStatus.SKIPPED, reason=why)
         else:
             request = CaseRequest(case.framework, case.test, options.device, options.amp, options.weights)
             result = child.run_case(
@@ -133,7 +133,7 @@ def _run_ddp(multi: MultiGpuPlan, options: VerifyOptions, listener: Listener, sp
     listener.started(case)
     why = missing_reason(case)
     if why is not None:
-        result = SmokeResult("torch", "ddp", Status.SKIPPED, reason=why)
+        result = SmokeResult("torch", "ddp", SmokeStatus.SKIPPED, reason=why)
     else:
         result = dataclasses.replace(run_ddp(multi.nproc, multi.backend, options.timeout_s, spawner),
                                      device_note=multi.why)  # fmt: skip
@@ -143,12 +143,12 @@ def _run_ddp(multi: MultiGpuPlan, options: VerifyOptions, listener: Listener, sp
 
 def ran_on(report: VerifyReport) -> str:
     """The report's first line: where the tests ran, in plain words."""
-    ran = [r for r in report.results if r.status is not Status.SKIPPED and r.device_name is not None]
+    ran = [r for r in report.results if r.status is not SmokeStatus.SKIPPED and r.device_name is not None]
     if not ran:
         no_device = [r for r in report.results if r.reason and r.reason.startswith("no CUDA device")]
         if no_device:
             return f"could not run on {report.options.device}: no CUDA device is visible"
-        if report.results and all(r.status is Status.SKIPPED for r in report.results):
+        if report.results and all(r.status is SmokeStatus.SKIPPED for r in report.results):
             return "nothing ran: " + "; ".join(sorted({r.reason or "" for r in report.results}))
         return "no test got as far as choosing a device"
     places: dict[str, list[SmokeResult]] = {}

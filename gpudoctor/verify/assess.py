@@ -1,5 +1,5 @@
 """Judging the numbers a smoke test measured: pure functions (no framework import), shared by the torch and the
-TensorFlow cases and unit-tested on their own. Each returns a Check that says what was measured and the threshold."""
+TensorFlow cases and unit-tested on their own. Each returns a SmokeCheck that says what was measured and the threshold."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import math
 from dataclasses import dataclass
 from typing import Callable, Sequence
 
-from gpudoctor.verify.model import Check, Status
+from gpudoctor.verify.model import SmokeCheck, SmokeStatus
 
 # Tolerances for "the GPU computes what the CPU computes" (one forward + backward from the same weights). TF32 is
 # switched off and cuDNN is held to deterministic algorithms without autotuning for that step (torch; TensorFlow
@@ -24,7 +24,7 @@ class LearnTarget:
     min_accuracy: float  # and the held-out accuracy reach at least this
 
 
-def learned(first_loss: float, last_loss: float, accuracy: float, chance: float, target: LearnTarget) -> Check:
+def learned(first_loss: float, last_loss: float, accuracy: float, chance: float, target: LearnTarget) -> SmokeCheck:
     measured = {
         "first_loss": first_loss,
         "last_loss": last_loss,
@@ -35,7 +35,7 @@ def learned(first_loss: float, last_loss: float, accuracy: float, chance: float,
         "min_accuracy": target.min_accuracy,
     }
     if not (math.isfinite(first_loss) and math.isfinite(last_loss)):
-        return Check("learned", Status.FAILED, f"loss is not finite ({first_loss:.4g} -> {last_loss:.4g})", measured)
+        return SmokeCheck("learned", SmokeStatus.FAILED, f"loss is not finite ({first_loss:.4g} -> {last_loss:.4g})", measured)
     drop = (first_loss - last_loss) / first_loss if first_loss > 0 else 0.0
     measured["loss_drop"] = drop
     problems = []
@@ -48,10 +48,10 @@ def learned(first_loss: float, last_loss: float, accuracy: float, chance: float,
             f"accuracy {accuracy:.3f} is not clearly above chance {chance:.3f}, needs at least {target.min_accuracy:.2f}"
         )
     if problems:
-        return Check("learned", Status.FAILED, "; ".join(problems), measured)
-    return Check(
+        return SmokeCheck("learned", SmokeStatus.FAILED, "; ".join(problems), measured)
+    return SmokeCheck(
         "learned",
-        Status.PASSED,
+        SmokeStatus.PASSED,
         f"loss fell {drop:.1%} ({first_loss:.4f} -> {last_loss:.4f}, needs {target.min_drop:.0%}); "
         f"accuracy {accuracy:.3f} (chance {chance:.3f}, needs {target.min_accuracy:.2f})",
         measured,
@@ -69,7 +69,7 @@ def relative_error(reference: list[float], other: list[float]) -> float:
     return diff / scale
 
 
-def agreement(device: str, loss_cpu: float, loss_dev: float, grad_rel_err: float, dtype: str = "float32") -> Check:
+def agreement(device: str, loss_cpu: float, loss_dev: float, grad_rel_err: float, dtype: str = "float32") -> SmokeCheck:
     tol = AGREEMENT_TOLERANCE[dtype]
     loss_rel = abs(loss_dev - loss_cpu) / max(abs(loss_cpu), 1e-12)
     measured = {
@@ -82,23 +82,23 @@ def agreement(device: str, loss_cpu: float, loss_dev: float, grad_rel_err: float
     }
     finite = all(math.isfinite(v) for v in (loss_cpu, loss_dev, grad_rel_err))
     if not finite or loss_rel > tol or grad_rel_err > tol:
-        return Check(
+        return SmokeCheck(
             "agreement",
-            Status.FAILED,
+            SmokeStatus.FAILED,
             f"{device} and the CPU disagree on one step from the same weights: loss {loss_dev:.6g} vs {loss_cpu:.6g} "
             f"(rel. error {loss_rel:.2e}), gradients rel. error {grad_rel_err:.2e}; tolerance {tol:.0e} ({dtype})",
             measured,
         )
-    return Check(
+    return SmokeCheck(
         "agreement",
-        Status.PASSED,
+        SmokeStatus.PASSED,
         f"one step on {device} matches the CPU: loss rel. error {loss_rel:.2e}, gradients {grad_rel_err:.2e} "
         f"(tolerance {tol:.0e}, {dtype})",
         measured,
     )
 
 
-def frozen(backbone_changed: list[str], backbone_total: int, head_changed: int, head_total: int) -> Check:
+def frozen(backbone_changed: list[str], backbone_total: int, head_changed: int, head_total: int) -> SmokeCheck:
     measured = {
         "backbone_tensors": backbone_total,
         "backbone_changed": len(backbone_changed),
@@ -114,10 +114,10 @@ def frozen(backbone_changed: list[str], backbone_total: int, head_changed: int, 
     if head_changed == 0:
         problems.append(f"none of the {head_total} head tensors changed: the head did not train")
     if problems:
-        return Check("frozen", Status.FAILED, "; ".join(problems), measured)
-    return Check(
+        return SmokeCheck("frozen", SmokeStatus.FAILED, "; ".join(problems), measured)
+    return SmokeCheck(
         "frozen",
-        Status.PASSED,
+        SmokeStatus.PASSED,
         f"all {backbone_total} backbone tensors bit-identical after training; {head_changed} of {head_total} head "
         "tensors changed",
         measured,
@@ -125,7 +125,7 @@ def frozen(backbone_changed: list[str], backbone_total: int, head_changed: int, 
 
 
 def amp(on_gpu: bool, compute_capability: tuple[int, int] | None, requested: bool | None, dtypes: Sequence[str],
-        step: Callable[[str], float]) -> Check:  # fmt: skip
+        step: Callable[[str], float]) -> SmokeCheck:  # fmt: skip
     """Mixed precision, the same policy for both frameworks: skipped on the CPU, with --no-amp, and by default below
     compute capability 7.0; otherwise one training step per dtype ("fp16" with loss scaling first, then "bf16"
     where the framework supports it), each of which must give a finite loss. ``step(dtype) -> loss``."""
@@ -145,10 +145,10 @@ def amp(on_gpu: bool, compute_capability: tuple[int, int] | None, requested: boo
         if not math.isfinite(loss):
             problems.append(f"{dtype} loss is {loss}")
     if problems:
-        return Check("amp", Status.FAILED, "mixed precision step: " + "; ".join(problems), measured)
+        return SmokeCheck("amp", SmokeStatus.FAILED, "mixed precision step: " + "; ".join(problems), measured)
     bf16 = f", bf16 loss {measured['bf16_loss']:.4f}" if "bf16" in dtypes else ", bf16 not supported here"
-    return Check("amp", Status.PASSED, f"fp16 step with loss scaling: loss {measured['fp16_loss']:.4f}{bf16}", measured)
+    return SmokeCheck("amp", SmokeStatus.PASSED, f"fp16 step with loss scaling: loss {measured['fp16_loss']:.4f}{bf16}", measured)
 
 
-def skipped(name: str, why: str) -> Check:
-    return Check(name, Status.SKIPPED, why)
+def skipped(name: str, why: str) -> SmokeCheck:
+    return SmokeCheck(name, SmokeStatus.SKIPPED, why)

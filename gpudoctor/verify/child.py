@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Callable
 
 from gpudoctor.runner import SpawnResult, Spawner, SubprocessRunner
-from gpudoctor.verify.model import PROGRESS_PREFIX, WORKER_SCHEMA, CaseRequest, SmokeResult, Status
+from gpudoctor.verify.model import PROGRESS_PREFIX, WORKER_SCHEMA, CaseRequest, SmokeResult, SmokeStatus
 
 TAIL_LINES = 20
 RESULT_FILE = "result.json"
@@ -103,7 +103,7 @@ def judge_child(request: CaseRequest, spawned: SpawnResult, text: str | None, ta
     last = f" (last output line: {tail[-1][:200]})" if tail else ""
 
     def failed(reason: str) -> SmokeResult:
-        return SmokeResult(**base, status=Status.FAILED, reason=reason, stderr_tail=stderr_tail)
+        return SmokeResult(**base, status=SmokeStatus.FAILED, reason=reason, stderr_tail=stderr_tail)
 
     if spawned.returncode is None and not spawned.timed_out:
         return failed(f"could not start the child process: {spawned.error}")
@@ -118,14 +118,14 @@ def judge_child(request: CaseRequest, spawned: SpawnResult, text: str | None, ta
             return failed(f"{how} without writing a result{last}")
         # A result followed by a crash is not a pass: the process that trained did not end cleanly. Keep its numbers.
         reason = f"{how} after writing its result" + (f"; {result.reason}" if result.reason else "")
-        crashed = {**base, "status": Status.FAILED.value, "reason": reason, "stderr_tail": stderr_tail}
+        crashed = {**base, "status": SmokeStatus.FAILED.value, "reason": reason, "stderr_tail": stderr_tail}
         return SmokeResult.from_dict({**result.to_dict(), **crashed})
     if text is None:
         return failed(f"child exited with status 0 without writing a result{last}")
     if result is None:
         return failed(f"child wrote a result that is not one: {problem}")
     updates: dict[str, object] = {"wall_s": spawned.wall_s}
-    if result.status is Status.FAILED and result.stderr_tail is None:
+    if result.status is SmokeStatus.FAILED and result.stderr_tail is None:
         updates["stderr_tail"] = stderr_tail
     return SmokeResult.from_dict({**result.to_dict(), **updates})
 

@@ -19,26 +19,26 @@ PROGRESS_PREFIX = "@@gpudoctor-progress"  # the worker's progress lines (here, s
 TEST_NAMES = {"cnn": "CNN", "lstm": "LSTM", "transfer": "transfer learning", "ddp": "DDP across ranks"}
 
 
-class Status(str, enum.Enum):
+class SmokeStatus(str, enum.Enum):
     PASSED = "passed"
     FAILED = "failed"
     SKIPPED = "skipped"
 
 
 @dataclass(frozen=True)
-class Check:
+class SmokeCheck:
     """One thing a smoke test proved (or failed to prove), with the numbers it measured."""
 
     name: str  # "learned" | "placement" | "agreement" | "frozen" | "amp" | "device" | "weights"
-    status: Status
+    status: SmokeStatus
     detail: str  # one line, with the measured values and the threshold
     measured: dict[str, Any] = field(default_factory=dict)
 
     @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> "Check":
+    def from_dict(cls, data: dict[str, Any]) -> "SmokeCheck":
         return cls(
             name=str(data["name"]),
-            status=Status(data["status"]),
+            status=SmokeStatus(data["status"]),
             detail=str(data.get("detail", "")),
             measured=dict(data.get("measured") or {}),
         )
@@ -53,7 +53,7 @@ def _framework(value: Framework | str) -> Framework:
 class SmokeResult:
     framework: Framework  # accepts any spelling Framework.parse does; written to JSON as its short name ("tf")
     test: str  # "cnn" | "lstm" | "transfer"
-    status: Status
+    status: SmokeStatus
     reason: str | None = None  # why it failed or was skipped; None when it passed
     device: str | None = None  # "cpu", "cuda:0"
     device_name: str | None = None  # "NVIDIA H100 80GB HBM3", "CPU"
@@ -70,7 +70,7 @@ class SmokeResult:
     wall_s: float | None = None  # the whole child process, start-up and import included
     peak_mem_mib: float | None = None  # peak device memory where the framework reports it (CUDA only)
     weights: str | None = None  # transfer learning: where the backbone's weights came from
-    checks: tuple[Check, ...] = ()
+    checks: tuple[SmokeCheck, ...] = ()
     notes: tuple[str, ...] = ()
     stderr_tail: str | None = None  # the child's last stderr lines when it failed outside a check
 
@@ -93,8 +93,8 @@ class SmokeResult:
     def from_dict(cls, data: dict[str, Any]) -> "SmokeResult":
         known = {f.name for f in fields(cls)}
         kwargs = {k: v for k, v in data.items() if k in known}
-        kwargs["status"] = Status(data["status"])
-        kwargs["checks"] = tuple(Check.from_dict(c) for c in data.get("checks") or ())
+        kwargs["status"] = SmokeStatus(data["status"])
+        kwargs["checks"] = tuple(SmokeCheck.from_dict(c) for c in data.get("checks") or ())
         kwargs["notes"] = tuple(str(n) for n in data.get("notes") or ())
         return cls(**kwargs)
 
@@ -121,14 +121,14 @@ class VerifyReport:
     results: tuple[SmokeResult, ...]
     wall_s: float | None = None
 
-    def count(self, status: Status) -> int:
+    def count(self, status: SmokeStatus) -> int:
         return sum(1 for r in self.results if r.status is status)
 
     @property
     def ok(self) -> bool:
         """No test failed and at least one ran and passed: skips are not failures, but a run that proved nothing
         (no framework installed, every test skipped) is not a success either."""
-        return self.count(Status.FAILED) == 0 and self.count(Status.PASSED) > 0
+        return self.count(SmokeStatus.FAILED) == 0 and self.count(SmokeStatus.PASSED) > 0
 
 
 @dataclass(frozen=True)

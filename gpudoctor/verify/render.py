@@ -9,10 +9,10 @@ from typing import Any
 
 from gpudoctor.model import ExitCode
 from gpudoctor.verify import ran_on
-from gpudoctor.verify.model import VERIFY_SCHEMA, SmokeResult, Status, VerifyReport
+from gpudoctor.verify.model import VERIFY_SCHEMA, SmokeResult, SmokeStatus, VerifyReport
 
-_SYMBOL = {Status.PASSED: "✓", Status.FAILED: "✗", Status.SKIPPED: "-"}
-_ASCII = {Status.PASSED: "+", Status.FAILED: "x", Status.SKIPPED: "-"}
+_SYMBOL = {SmokeStatus.PASSED: "✓", SmokeStatus.FAILED: "✗", SmokeStatus.SKIPPED: "-"}
+_ASCII = {SmokeStatus.PASSED: "+", SmokeStatus.FAILED: "x", SmokeStatus.SKIPPED: "-"}
 
 
 def exit_code(report: VerifyReport) -> ExitCode:
@@ -22,9 +22,9 @@ def exit_code(report: VerifyReport) -> ExitCode:
 
 
 def verdict(report: VerifyReport) -> str:
-    if report.count(Status.FAILED):
+    if report.count(SmokeStatus.FAILED):
         return "some tests failed"
-    if not report.count(Status.PASSED):
+    if not report.count(SmokeStatus.PASSED):
         return "nothing was proved: no test ran"
     return "all tests that ran passed"
 
@@ -48,11 +48,11 @@ def to_text(report: VerifyReport, verbose: bool = False, unicode: bool = True) -
             lines.append(f"    note: {note}")
         for c in r.checks:
             lines.append(f"    {sym[c.status]} {c.name}: {c.detail}")
-        if r.status is Status.FAILED and r.stderr_tail and (verbose or not r.checks):
+        if r.status is SmokeStatus.FAILED and r.stderr_tail and (verbose or not r.checks):
             tail = r.stderr_tail.splitlines()[-(20 if verbose else 5) :]
             lines.append("    child's last stderr lines:")
             lines.extend(f"      {t}" for t in tail)
-    passed, failed, skipped = (report.count(s) for s in (Status.PASSED, Status.FAILED, Status.SKIPPED))
+    passed, failed, skipped = (report.count(s) for s in (SmokeStatus.PASSED, SmokeStatus.FAILED, SmokeStatus.SKIPPED))
     lines.append("")
     total = f" in {report.wall_s:.1f}s" if report.wall_s is not None else ""
     lines.append(f"{passed} passed, {failed} failed, {skipped} skipped{total}: {verdict(report)}")
@@ -101,9 +101,9 @@ def to_dict(report: VerifyReport) -> dict[str, Any]:
         },
         "results": [r.to_dict() for r in report.results],
         "summary": {
-            "passed": report.count(Status.PASSED),
-            "failed": report.count(Status.FAILED),
-            "skipped": report.count(Status.SKIPPED),
+            "passed": report.count(SmokeStatus.PASSED),
+            "failed": report.count(SmokeStatus.FAILED),
+            "skipped": report.count(SmokeStatus.SKIPPED),
             "ok": report.ok,
             "wall_s": report.wall_s,
         },

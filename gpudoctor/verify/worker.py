@@ -32,10 +32,10 @@ from gpudoctor.verify.model import (
     WORKER_SCHEMA,
     CaseFailed,
     CaseRequest,
-    Check,
+    SmokeCheck,
     NoDevice,
     SmokeResult,
-    Status,
+    SmokeStatus,
 )
 
 FAULT_ENV = "GPUDOCTOR_VERIFY_FAULT"
@@ -71,23 +71,23 @@ def measure(request: CaseRequest) -> SmokeResult:
             from gpudoctor.verify.tf_cases import case as cases  # type: ignore[no-redef]
     except ImportError as exc:
         name = request.framework.label
-        return SmokeResult(**base, status=Status.FAILED, reason=f"import of {name} failed: {type(exc).__name__}: {exc}")
+        return SmokeResult(**base, status=SmokeStatus.FAILED, reason=f"import of {name} failed: {type(exc).__name__}: {exc}")
     try:
         out = cases.run(request, progress)
     except (NoDevice, CaseFailed) as exc:
-        return SmokeResult(**base, status=Status.FAILED, reason=str(exc), device=request.device)
+        return SmokeResult(**base, status=SmokeStatus.FAILED, reason=str(exc), device=request.device)
     except Exception as exc:  # noqa: BLE001 - a crash in the case is a failed test with its reason
         tb = traceback.format_exc()
         sys.stderr.write(tb)
         reason = " ".join(f"{type(exc).__name__}: {exc}".split())
-        return SmokeResult(**base, status=Status.FAILED, reason=reason[:500], stderr_tail="\n".join(tb.splitlines()[-15:]))
-    checks: list[Check] = out.pop("checks")
+        return SmokeResult(**base, status=SmokeStatus.FAILED, reason=reason[:500], stderr_tail="\n".join(tb.splitlines()[-15:]))
+    checks: list[SmokeCheck] = out.pop("checks")
     notes = tuple(out.pop("notes", ()))
-    failed = [c for c in checks if c.status is Status.FAILED]
+    failed = [c for c in checks if c.status is SmokeStatus.FAILED]
     return SmokeResult(
         **base,
         **out,
-        status=Status.FAILED if failed else Status.PASSED,
+        status=SmokeStatus.FAILED if failed else SmokeStatus.PASSED,
         reason="; ".join(f"{c.name}: {c.detail}" for c in failed) or None,
         checks=tuple(checks),
         notes=notes,
@@ -111,7 +111,7 @@ def main(argv: list[str] | None = None) -> int:
     elif fault == "noresult":
         return 0
     elif fault == "forged":
-        forged = SmokeResult(request.framework, request.test, Status.PASSED)
+        forged = SmokeResult(request.framework, request.test, SmokeStatus.PASSED)
         print(json.dumps({"schema": WORKER_SCHEMA, "result": forged.to_dict()}), flush=True)
         return 0
     elif fault == "lr0":

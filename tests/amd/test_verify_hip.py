@@ -6,7 +6,7 @@ from __future__ import annotations
 import torch
 
 from gpudoctor.verify import ran_on
-from gpudoctor.verify.model import SmokeResult, Status
+from gpudoctor.verify.model import SmokeResult, SmokeStatus
 from gpudoctor.verify.torch_cases import device
 from tests.verify.fake_cuda import FakeTorchCuda, Gpu
 
@@ -31,7 +31,7 @@ def test_the_headline_says_rocm_for_the_amd_gpu():
     from gpudoctor.verify.model import VerifyOptions, VerifyReport
 
     name = device.resolve_device("auto", FakeTorchCuda([MI300X]), hip="6.4.43482")[1]
-    result = SmokeResult("torch", "cnn", Status.PASSED, device="cuda:0", device_name=name)
+    result = SmokeResult("torch", "cnn", SmokeStatus.PASSED, device="cuda:0", device_name=name)
     fields = {f.name for f in dataclasses.fields(VerifyReport)}
     report = VerifyReport(**{k: v for k, v in {"options": VerifyOptions(), "results": (result,)}.items() if k in fields})
     assert ran_on(report) == "on AMD Instinct MI300X (ROCm/HIP 6.4.43482) (cuda:0)"

@@ -91,3 +91,34 @@ def test_python_version_no_wheel_uses_the_wheels():
     facts = load_facts("torch113-py311-wheel")
     assert [f for f in versions.python_version_no_wheel(facts, MATRIX)] == []
     assert "3.11" in MATRIX.python_for("torch", "1.13.1")
+
+
+def _k80_with_torch(version: str, cuda: str | None, cudnn: str | None = None):
+    import dataclasses
+
+    facts = load_facts("torch25-cu118-k80-cudnn9")
+    torch = dataclasses.replace(facts.frameworks.torch, version=version, cuda=cuda, cudnn=cudnn)
+    return dataclasses.replace(facts, frameworks=dataclasses.replace(facts.frameworks, torch=torch),
+                               python_packages={"torch": version})
+
+
+@pytest.mark.parametrize("version, cuda", [
+    ("2.5.1+cu999", "99.9"),  # a tag no wheel has
+    ("2.5.1+gitabcdef", "11.8"),  # a local source build: its CUDA matches the cu118 wheel, its cuDNN is its own
+    ("2.5.1", "11.8"),  # untagged on CUDA 11.8: not the default (cu124) wheel, e.g. a conda build
+])
+def test_a_build_the_wheels_table_does_not_describe_gets_no_guessed_cudnn(version, cuda):
+    # The same K80 and release as the broken snapshot, but the build's cuDNN is not known: no error from a guess.
+    assert list(known_broken.known_broken_combination(_k80_with_torch(version, cuda), MATRIX)) == []
+
+
+@pytest.mark.parametrize("version, cuda, says", [
+    ("2.5.1+cu118", "11.8", "per the matrix"),  # a wheel of the table: its pin
+    ("2.5.1", "12.4", "per the matrix"),  # the untagged default Linux wheel (cu124): its row's pin
+    ("2.5.1+gitabcdef", "11.8", "reported by the installed build"),  # an unknown build that reports its cuDNN
+])
+def test_a_known_cudnn_still_judges_kepler(version, cuda, says):
+    cudnn = "90100" if "git" in version else None
+    (finding,) = known_broken.known_broken_combination(_k80_with_torch(version, cuda, cudnn), MATRIX)
+    assert finding.severity is Severity.ERROR and "cuDNN 9.1" in finding.title
+    assert any(says in line for line in finding.evidence)

@@ -125,3 +125,24 @@ def test_the_solver_handles_every_old_row():
     assert choice.packages == ("tensorflow-gpu==1.14.0",) and choice.cuda == "10.0"
     with pytest.raises(NoFit):  # CUDA 10.1 needs 418.39
         solve(MATRIX, gpu, "tensorflow", "2.3")
+
+
+@pytest.mark.parametrize(("version", "cudnn", "mismatch"), [
+    ("1.2.1", "5.1.10", False),  # built with cuDNN 5.1: loads libcudnn.so.5
+    ("1.2.1", "5.0.5", True),  # "Loaded runtime CuDNN library: 5005 (compatibility version 5000) but source was
+    #                             compiled with 5110 (compatibility version 5100)" (tensorflow#3225, DCGAN-tensorflow#242)
+    ("1.2.1", "6.0.21", True),  # libcudnn.so.6 is not the libcudnn.so.5 it opens
+    ("1.3.0", "6.0.21", False),  # built with cuDNN 6: loads libcudnn.so.6
+    ("1.3.0", "5.1.10", True),  # "ImportError: libcudnn.so.6: cannot open shared object file" (tensorflow#12416, #12521)
+    ("1.4.1", "7.0.5", True),
+])
+def test_tf_before_cudnn7_needs_its_exact_cudnn_major(version, cudnn, mismatch):
+    facts = machine(driver="384.130", driver_cuda="9.0", gpus=(("GeForce GTX 1080", "6.1"),), python="3.6.9",
+                    packages={"tensorflow-gpu": version},
+                    libcudart=[("/usr/local/cuda-8.0/lib64/libcudart.so.8.0", "8.0.61")],
+                    libcudnn=[(f"/usr/local/cuda-8.0/lib64/libcudnn.so.{cudnn.split('.')[0]}", cudnn)])
+    found = findings(facts)
+    assert "matrix-unknown-version" not in found
+    assert ("cudnn-version-mismatch" in found) is mismatch
+    if mismatch and cudnn[0] != "7":
+        assert "before cuDNN 7, TensorFlow loads only the major.minor it was built with" in found["cudnn-version-mismatch"].evidence[1]

@@ -9,8 +9,6 @@ from __future__ import annotations
 
 import dataclasses
 
-import pytest
-
 from gpudoctor.checks import versions as v
 from gpudoctor.model import Section, Severity, Symptom
 from tests.checks.test_version_rules import CASES, MATRIX, machine, tf, torch
@@ -206,7 +204,7 @@ def test_cuda_home_decides_over_path_even_with_a_trailing_slash():
     toolkits = [("12.6", "/usr/local/cuda-12.6", True), ("11.8", "/usr/local/cuda-11.8", False)]
     for var in ("CUDA_HOME", "CUDA_PATH"):
         f = one(v.cuda_toolkit_major_mismatch_for_extensions, machine(torch=torch("2.7.1+cu126", "12.6"), env={var: "/usr/local/cuda-11.8/"}, toolkits=toolkits))
-        assert f.evidence[0] == "CUDA_HOME=/usr/local/cuda-11.8/: CUDA 11.8 (/usr/local/cuda-11.8)"
+        assert f.evidence[0] == f"{var}=/usr/local/cuda-11.8/: CUDA 11.8 (/usr/local/cuda-11.8)"  # the variable it came from
         assert f.fix.commands == ("export CUDA_HOME=/usr/local/cuda-12.6", "export PATH=/usr/local/cuda-12.6/bin:$PATH")
     # CUDA_HOME naming the toolkit of the right major: nothing to say, whatever PATH has
     assert run(v.cuda_toolkit_major_mismatch_for_extensions, machine(torch=torch("2.7.1+cu126", "12.6"), env={"CUDA_HOME": "/usr/local/cuda-12.6"},
@@ -224,7 +222,11 @@ def test_which_toolkit_is_used_when_none_is_on_path():
     two = [("11.8", "/usr/local/cuda-11.8", False), ("12.6", "/usr/local/cuda-12.6", False)]
     assert run(v.cuda_toolkit_major_mismatch_for_extensions, machine(torch=torch("2.7.1+cu126", "12.6"), toolkits=two)) == []  # cannot tell
     (f,) = run(v.cuda_toolkit_major_mismatch_for_extensions, machine(torch=torch("2.7.1+cu126", "12.6"), toolkits=two[:1]))  # the only one
-    assert f.evidence[0].endswith("CUDA 11.8 (/usr/local/cuda-11.8)")
+    # where it really is: not "nvcc on PATH" (issue 11: the evidence named PATH for a toolkit found elsewhere)
+    assert f.evidence[0] == "the only CUDA toolkit found (not on PATH, no CUDA_HOME): CUDA 11.8 (/usr/local/cuda-11.8)"
+    unknown = machine(torch=torch("2.7.1+cu126", "12.6"), toolkits=[("11.8", "/usr/local/cuda-11.8", None)])
+    assert one(v.cuda_toolkit_major_mismatch_for_extensions, unknown).evidence[0].startswith(
+        "the only CUDA toolkit found (whether nvcc is on PATH is unknown): ")
 
 
 def test_no_extension_warning_for_rocm_cpu_or_no_toolkit():
@@ -398,8 +400,10 @@ def test_every_build_is_judged_against_the_python():
 def test_toolkit_rule_without_host_facts_and_with_a_cuda_home_that_names_no_toolkit():
     facts = machine(torch=torch("2.7.1+cu126", "12.6"), toolkits=[("11.8", "/usr/local/cuda-11.8", True)])
     assert len(run(v.cuda_toolkit_major_mismatch_for_extensions, dataclasses.replace(facts, host=None))) == 1
+    # torch.utils.cpp_extension._find_cuda_home takes CUDA_HOME and never looks at PATH then: a CUDA_HOME where no
+    # toolkit was seen is a toolkit of unknown version, so nothing is said about the one on PATH.
     elsewhere = machine(torch=torch("2.7.1+cu126", "12.6"), env={"CUDA_HOME": "/opt/cuda"}, toolkits=[("11.8", "/usr/local/cuda-11.8", True)])
-    assert one(v.cuda_toolkit_major_mismatch_for_extensions, elsewhere).evidence[0] == "nvcc on PATH: CUDA 11.8 (/usr/local/cuda-11.8)"
+    assert run(v.cuda_toolkit_major_mismatch_for_extensions, elsewhere) == []
 
 
 def test_toolkit_paths_compare_without_trailing_separators():

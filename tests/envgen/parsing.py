@@ -2,12 +2,18 @@
 
 from __future__ import annotations
 
+import re
 import shlex
+from pathlib import Path
 
 try:
     import tomllib
 except ModuleNotFoundError:  # Python 3.10: the uv file is then not parsed back
     tomllib = None
+try:
+    import tomllib as toml_reader
+except ModuleNotFoundError:  # Python 3.10: tomli, a dependency there (pyproject), reads the matrices
+    import tomli as toml_reader
 
 import yaml
 from packaging.requirements import Requirement
@@ -139,7 +145,7 @@ def assert_files_mean(files: dict[str, str], choice, docker_choice=None, name=No
         assert image == (docker_image or f"python:{docker.python}-slim")
         assert options == ([f"--index-url {docker.index_url}"] if docker.index_url else [])
         assert pins(requirements) == pins([Requirement(p) for p in (*docker.packages, *docker.pins, *own(docker))])
-        gpu = docker.variant != "cpu" and (docker.cuda is not None or docker.variant == "and-cuda")
+        gpu = dockerfile_uses_gpu(image, options, requirements)
         assert ("docker run --gpus all" in files["Dockerfile"]) == gpu
         assert ("NVIDIA Container Toolkit" in files["Dockerfile"]) == gpu
         if docker is choice and "requirements.txt" in files:  # the same pins as requirements.txt
@@ -157,3 +163,30 @@ def assert_files_mean(files: dict[str, str], choice, docker_choice=None, name=No
             assert all(src == [{"index": index["name"]}] for src in sources.values())
         else:
             assert "tool" not in data
+
+
+MATRICES = Path(__file__).resolve().parents[2] / "matrices"
+TORCH_INDEX = re.compile(r"--index-url https://download\.pytorch\.org/whl/(cu\d+|cpu)$")
+
+
+def dockerfile_uses_gpu(image: str, options: list[str], requirements: list[Requirement]) -> bool:
+    """Whether a Dockerfile's environment can use an NVIDIA GPU, read from what it installs, not from the plan: an
+    nvidia/cuda base image (its tag one of matrices/platforms.toml's cuda_image rows, the system CUDA the wheel loads),
+    a PyTorch index of a CUDA variant, TensorFlow's CUDA distributions (`tensorflow[and-cuda]`, `tensorflow-gpu`), or
+    the package-index torch whose default Linux wheel (torch.toml `default_linux`, read from the wheel) is a CUDA one."""
+    if image.startswith("nvidia/cuda:"):
+        images = {row["image"] for row in toml_reader.loads((MATRICES / "platforms.toml").read_text())["cuda_image"]}
+        assert image in images, f"{image} is not an nvidia/cuda image the matrix lists"
+        return True
+    index = next((m.group(1) for o in options if (m := TORCH_INDEX.match(o))), None)
+    if index is not None:
+        return index != "cpu"
+    names = {r.name: r for r in requirements}
+    if "tensorflow-gpu" in names or "and-cuda" in getattr(names.get("tensorflow"), "extras", ()):
+        return True
+    if "torch" in names:
+        (pin,) = [s.version for s in names["torch"].specifier]
+        rows = toml_reader.loads((MATRICES / "torch.toml").read_text())["release"]
+        (row,) = [r for r in rows if pin in r["versions"]]
+        return row["default_linux"].startswith("cu")
+    return False

@@ -357,3 +357,17 @@ def test_tf_114_writes_a_python_37_cuda_100_environment_that_parses(tmp_path):
     if uv is not None:
         assert uv["project"]["requires-python"] == "==3.7.*"
     assert "LD_LIBRARY_PATH=$CONDA_PREFIX/lib/" in result.stdout
+
+
+@pytest.mark.parametrize("version, cudnn", [("1.2", "5"), ("1.4", "6")])
+def test_tf_before_1_5_on_a_gpu_is_refused_with_the_real_reason(tmp_path, version, cudnn):
+    # TensorFlow 1.0-1.4 need CUDA 8.0 and cuDNN 5.1/6: no conda-forge build and no nvidia/cuda:8.0 image remains.
+    result = run("--framework", "tf", "--framework-version", version, "--gpu", "GeForce GTX 1080", "--driver", "384.130", "-o", str(tmp_path))
+    assert result.exit_code == 1, result.output + result.stderr
+    assert f"needs CUDA 8.0 with exactly cuDNN {cudnn} (libcudnn.so.{cudnn})" in result.output
+    assert "deleted the nvidia/cuda:8.0 images" in result.output
+    assert "upgrade the driver" not in result.output  # driver 384.130 runs CUDA 8.0: the driver is not the blocker
+    assert "tensorflow 1.12.3" in result.output  # the newest release this machine runs
+    assert list(tmp_path.iterdir()) == []
+    cpu = run("--framework", "tf", "--framework-version", version, "--cpu", "-o", str(tmp_path / "cpu"))
+    assert cpu.exit_code == 0 and "CPU build" in cpu.output

@@ -164,3 +164,20 @@ def test_strict_undefined(monkeypatch):
     monkeypatch.setattr(render_mod, "context", lambda *a, **k: {"header": []})
     with pytest.raises(jinja2.UndefinedError):
         render(_fileset(TORCH_CPU), "pip")
+
+
+def test_the_dockerfile_gpu_oracle_reads_what_the_file_installs():
+    # The oracle (tests/envgen/parsing.py) must be able to fail, and not by copying the renderer's rule.
+    from packaging.requirements import Requirement
+
+    from .parsing import dockerfile_uses_gpu
+
+    req = lambda *lines: [Requirement(x) for x in lines]  # noqa: E731
+    assert dockerfile_uses_gpu("python:3.12-slim", ["--index-url https://download.pytorch.org/whl/cu126"], req("torch==2.7.1"))
+    assert not dockerfile_uses_gpu("python:3.12-slim", ["--index-url https://download.pytorch.org/whl/cpu"], req("torch==2.7.1"))
+    assert dockerfile_uses_gpu("python:3.12-slim", [], req("torch==2.7.1"))  # the package index's default: cu126
+    assert dockerfile_uses_gpu("python:3.11-slim", [], req("tensorflow[and-cuda]==2.17.0"))
+    assert not dockerfile_uses_gpu("python:3.11-slim", [], req("tensorflow==2.17.0"))  # no CUDA libraries in it
+    assert dockerfile_uses_gpu("nvidia/cuda:11.8.0-cudnn8-runtime-ubuntu22.04", [], req("tensorflow==2.13.1"))
+    with pytest.raises(AssertionError, match="not an nvidia/cuda image the matrix lists"):
+        dockerfile_uses_gpu("nvidia/cuda:12.9.9-cudnn-runtime-ubuntu24.04", [], req("tensorflow==2.13.1"))

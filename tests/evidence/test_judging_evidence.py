@@ -259,3 +259,34 @@ def test_a_cpu_only_torch_beside_a_driver_is_fixed_with_a_cuda_build_for_that_dr
     install = finding.fix.commands[-1]
     assert "/whl/cpu" not in install and "+cpu" not in finding.fix.summary
     assert install.startswith("pip install torch==") and "--index-url https://download.pytorch.org/whl/cu12" in install
+
+
+DRIVER_SHAPES = [  # (driver, does it imply an NVIDIA GPU?)
+    ({"version": "535.54.03"}, True),
+    ({"cuda_version": "12.2"}, True),  # a pasted banner's "CUDA Version" alone: only a running driver prints it
+    ({"kernel_module": "nvidia"}, True),
+    ({"kernel_module": "nouveau"}, False),
+    ({}, False),
+]
+
+
+@pytest.mark.parametrize("driver,implied", DRIVER_SHAPES, ids=lambda v: str(v))
+def test_the_checks_and_the_solver_read_a_gpu_from_the_driver_alike(driver, implied):
+    # One rule (model.gpu_implied_by_driver) for both layers: `check` calling a CPU-only torch an error and
+    # `env --from` offering a CUDA build must agree on whether the machine has an NVIDIA GPU.
+    from gpudoctor.checks._facts import gpu_presence
+    from gpudoctor.matrix.solver import target_from_facts
+
+    facts = facts_from_dict({"driver": driver})
+    assert (gpu_presence(facts) is True) is implied
+    assert target_from_facts(facts, MATRIX).gpu_unknown is implied
+
+
+def test_a_driver_that_fails_implies_a_gpu_but_no_build_for_it():
+    # The GPU is there (the check says so), yet the solver picks no CUDA build for a driver NVML cannot talk to.
+    from gpudoctor.checks._facts import gpu_presence
+    from gpudoctor.matrix.solver import target_from_facts
+
+    facts = facts_from_dict({"driver": {"version": "535.54.03", "nvml_error": "Driver/library version mismatch"}})
+    assert gpu_presence(facts) is True
+    assert target_from_facts(facts, MATRIX).gpu_unknown is False

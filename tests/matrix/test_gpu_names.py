@@ -61,6 +61,8 @@ def test_recorded_names_resolve_to_their_recorded_compute_capability(source, nam
         ("Tesla K10", "3.0"), ("GRID K520", "3.0"), ("Quadro K5000", "3.0"), ("Quadro K2000D", "3.0"), ("Quadro K5200", "3.5"),
         ("Quadro K2200", "5.0"), ("Quadro K2100M", "3.0"), ("Quadro K620M", "5.0"), ("Quadro K610M", "3.5"),
         ("NVIDIA GeForce GTX 980M", "5.2"), ("NVIDIA GeForce 940M", "5.0"), ("NVIDIA GeForce 920M", "3.5"),
+        # the K10's boards as nvidia-smi names them (a dotted suffix: HTCondor DeviceName, DCGM's K10 naming kludge)
+        ("Tesla K10.G1.8GB", "3.0"), ("Tesla K10.G2.8GB", "3.0"), ("NVIDIA GeForce MX130", "5.0"),
     ],
 )
 def test_nvidia_smi_names(name, cc):
@@ -71,7 +73,8 @@ def test_nvidia_smi_names(name, cc):
     "name",
     # near names that must not borrow a neighbour's row: unknown is the right answer
     ["NVIDIA L2", "NVIDIA H2", "NVIDIA A1", "NVIDIA GeForce GTX 675M", "NVIDIA GeForce GTX 670M", "NVIDIA GeForce GTX 860M",
-     "NVIDIA GeForce GT 730", "NVIDIA GeForce GT 740M", "NVIDIA GeForce GTX 68", "GRID K5", "NVIDIA A10M", "NVIDIA L40X"],
+     "NVIDIA GeForce GT 730", "NVIDIA GeForce GT 740M", "NVIDIA GeForce GTX 68", "GRID K5", "NVIDIA A10M", "NVIDIA L40X",
+     "NVIDIA GeForce MX150", "Tesla K1.G1"],  # MX150: no NVIDIA source found; "K1.G1": a dot does not make K1 a K10
 )
 def test_near_names_do_not_match(name):
     assert M.gpu_compute_capability(name) is None

@@ -67,3 +67,22 @@ def test_unknown_is_a_one_line_error_with_exit_2(args):
     assert result.exit_code == 2
     assert len(result.output.strip().splitlines()) == 1
     assert result.output.startswith("gpudoctor: ")
+
+
+HOSTILE_QUERIES = ["RTX 4090\r\nFORGED\x1b[31m", "\x1b]8;;http://evil\x07", "\u202e6.4", "9" * 5000, "r" + "9" * 5000,
+                   "gfx\x00", "", "(", "\\", "²", "²³.1"]
+
+
+@pytest.mark.parametrize("command", ["gpu", "rocm", "jetpack"])
+@pytest.mark.parametrize("query", HOSTILE_QUERIES)
+def test_a_hostile_query_is_answered_or_refused_without_raw_control_characters(command, query):
+    # Found by tools/fuzz_cli.py: `matrix gpu` matched "RTX 4090\r\nFORGED" by its words and echoed it raw, so a
+    # carriage return and a new line reached the terminal.
+    from ..render.test_hostile_snapshots import RAW_CONTROL
+
+    result = invoke(command, "--", query)
+    assert result.exit_code in (0, 2), result.output
+    assert not RAW_CONTROL.search(result.output)
+    assert not any(line.startswith("FORGED") for line in result.output.splitlines())
+    if result.exit_code == 2:
+        assert result.stderr.count("\n") == 1

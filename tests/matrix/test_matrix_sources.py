@@ -160,3 +160,23 @@ def test_cudnn_gap_rows_and_audit_items():
     assert ("11.0", "11.8") in M.cudnn_release("9.1.0").cuda and ("11.0", "11.8") in M.cudnn_release("9.5.1").cuda  # audit #7
     assert M.cudnn_cc_min("9.11.0") == "7.5" and "9.17" in M.cudnn_release("9.11.0").note  # audit #9
     assert M.cudnn_release("7.6.0").version == "7.6.2" and M.cudnn_cc_min("7.6.0") == "3.0"
+
+
+@pytest.mark.parametrize(("version", "row", "cuda"), [
+    ("5.1.10", "5.1.10", (("7.5", "8.0"),)),  # anaconda free channel: cudnn-5.1.10-cuda7.5_0 / -cuda8.0_0
+    ("6.0", "6.0.21", (("7.5", "8.0"),)),  # cudnn-6.0.21-cuda7.5_0 / -cuda8.0_0
+    ("7.0.5", "7.0.5", (("8.0", "8.0"), ("9.0", "9.1"))),  # libcudnn7=7.0.5.15-1+cuda8.0/9.0/9.1
+    ("7.3.1", "7.4.2", (("9.0", "9.0"), ("9.2", "9.2"), ("10.0", "10.0"))),  # redist v7.3.1 / v7.4.1 / v7.4.2
+    ("7.4.1", "7.4.2", (("9.0", "9.0"), ("9.2", "9.2"), ("10.0", "10.0"))),
+    ("7.5.0", "7.5.0", (("9.0", "9.0"), ("9.2", "9.2"), ("10.0", "10.1"))),  # redist v7.5.0 has a cuda10.1 deb
+])
+def test_cudnn_rows_of_the_seeds_era_follow_nvidias_packages(version, row, cuda):
+    found = M.cudnn_release(version)
+    assert (found.version, found.cuda) == (row, cuda)
+    assert M.cudnn_cc_min(version) == ("3.0" if version.startswith("7") else None)  # 5.1/6.0 floor: not confirmed
+
+
+@pytest.mark.parametrize("version", ["7.0.3", "7.1.4", "7.2.1", "7.3.0"])
+def test_unconfirmed_cudnn_releases_are_unknown_not_answered_by_an_older_row(version):
+    found = M.cudnn_release(version)
+    assert found.cuda == () and found.cc_min is None and "not confirmed" in found.note

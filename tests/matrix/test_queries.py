@@ -122,7 +122,7 @@ def test_driver_branch_below_every_floor():
         (("torch", "9.9"), "(it knows 1."),
         (("tf", "9.9"), "2.21"),
         (("cuda", "99.1"), "13."),
-        (("cudnn", "1.0"), "rows 7."),
+        (("cudnn", "1.0"), "rows 5.1.10, 6.0.21"),
         (("gpu", "Voodoo 5"), "compute capability 3.0, 3.5"),
         (("driver", "abc"), "a branch such as 535"),
         (("keras", "2.5"), "standalone 2.2, 2.3, 2.4; 2.6–2.15"),

@@ -10,7 +10,7 @@ from gpudoctor.bench.topology import p2p_expectation, parse_topo_links, parse_to
 from gpudoctor.multigpu import launch as launch_mod
 from gpudoctor.multigpu.model import RankResult
 from gpudoctor.probes.p2p import probe_p2p_status
-from gpudoctor.verify.model import Status
+from gpudoctor.verify.model import SmokeStatus
 from tests.multigpu.fakes import FakeTorchrun, nccl_lines, rank
 
 DATA = Path(__file__).parent.parent / "data" / "multigpu"
@@ -19,7 +19,7 @@ DATA = Path(__file__).parent.parent / "data" / "multigpu"
 def test_a_healthy_gloo_launch_reads_every_rank_file_and_passes():
     fake = FakeTorchrun(lambda env: ([rank(0), rank(1)], False, ["some log"]))
     result = launch_mod.run_ddp(2, "gloo", 60, fake)
-    assert result.status is Status.PASSED and len(fake.calls) == 1
+    assert result.status is SmokeStatus.PASSED and len(fake.calls) == 1
     argv, env = fake.calls[0]
     assert argv[argv.index("--nproc-per-node") + 1] == "2" and argv[argv.index("--backend") + 1] == "gloo"
     assert "NCCL_DEBUG" not in env or env["NCCL_DEBUG"] == "INFO"
@@ -35,14 +35,14 @@ def test_an_nccl_hang_is_retried_once_with_p2p_disabled_and_the_verdict_names_p2
     result = launch_mod.run_ddp(2, "nccl", 30, fake)
     assert [env.get("NCCL_P2P_DISABLE") for _, env in fake.calls] == [None, "1"]
     assert all(env["NCCL_DEBUG"] == "INFO" for _, env in fake.calls)
-    assert result.status is Status.FAILED and "with NCCL_P2P_DISABLE=1 it passed" in result.reason
+    assert result.status is SmokeStatus.FAILED and "with NCCL_P2P_DISABLE=1 it passed" in result.reason
     assert "Could not enable P2P" in result.stderr_tail
 
 
 def test_a_gloo_hang_is_not_retried():
     fake = FakeTorchrun(lambda env: ([], True, []))
     result = launch_mod.run_ddp(2, "gloo", 5, fake)
-    assert len(fake.calls) == 1 and result.status is Status.FAILED and "hung" in result.reason
+    assert len(fake.calls) == 1 and result.status is SmokeStatus.FAILED and "hung" in result.reason
 
 
 def test_a_rank_file_for_another_rank_or_schema_is_not_taken(tmp_path):

@@ -12,7 +12,7 @@ from click.testing import CliRunner
 from gpudoctor.cli import main
 from gpudoctor.multigpu.launch import run_ddp
 from gpudoctor.multigpu.model import FAULT_ENV
-from gpudoctor.verify.model import Status
+from gpudoctor.verify.model import SmokeStatus
 
 pytestmark = pytest.mark.slow
 
@@ -32,5 +32,5 @@ def test_verify_multi_gpu_nproc_2_trains_two_equal_replicas():
 def test_a_rank_that_leaves_step_fails_the_replicas_check(monkeypatch):
     monkeypatch.setenv(FAULT_ENV, "diverge")
     result = run_ddp(2, "gloo", 240)
-    assert result.status is Status.FAILED
-    assert next(c for c in result.checks if c.name == "replicas-equal").status is Status.FAILED
+    assert result.status is SmokeStatus.FAILED
+    assert next(c for c in result.checks if c.name == "replicas-equal").status is SmokeStatus.FAILED

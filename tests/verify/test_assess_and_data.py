@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from gpudoctor.verify import assess, data, ran_on
-from gpudoctor.verify.model import WORKER_SCHEMA, Check, SmokeResult, Status, VerifyOptions, VerifyReport
+from gpudoctor.verify.model import WORKER_SCHEMA, SmokeCheck, SmokeResult, SmokeStatus, VerifyOptions, VerifyReport
 from gpudoctor.model import ExitCode
 from gpudoctor.verify.render import exit_code, headline, to_json, to_text
 from gpudoctor.verify.child import parse_result, worker_argv
@@ -20,39 +20,39 @@ TARGET = assess.LearnTarget(min_drop=0.5, min_accuracy=0.6)
 
 def test_learned_passes_with_the_numbers():
     c = assess.learned(2.30, 0.10, 0.95, 0.1, TARGET)
-    assert c.status is Status.PASSED
+    assert c.status is SmokeStatus.PASSED
     assert c.measured["loss_drop"] == pytest.approx((2.30 - 0.10) / 2.30)
     assert "95.7%" in c.detail and "0.950" in c.detail
 
 
 def test_learned_says_which_part_failed_and_by_how_much():
     flat = assess.learned(2.3026, 2.3026, 0.11, 0.1, TARGET)
-    assert flat.status is Status.FAILED
+    assert flat.status is SmokeStatus.FAILED
     assert "loss fell 0.0% (2.3026 -> 2.3026), needs at least 50%" in flat.detail
     assert "accuracy 0.110 is not clearly above chance 0.100, needs at least 0.60" in flat.detail
     only_acc = assess.learned(2.3, 1.0, 0.4, 0.1, TARGET)
-    assert only_acc.status is Status.FAILED and "loss fell" not in only_acc.detail and "accuracy 0.400" in only_acc.detail
+    assert only_acc.status is SmokeStatus.FAILED and "loss fell" not in only_acc.detail and "accuracy 0.400" in only_acc.detail
     nan = assess.learned(2.3, math.nan, 0.9, 0.1, TARGET)
-    assert nan.status is Status.FAILED and "not finite" in nan.detail
+    assert nan.status is SmokeStatus.FAILED and "not finite" in nan.detail
 
 
 def test_agreement_tolerance_and_garbage():
     assert assess.relative_error([1.0, -2.0], [1.0, -2.0]) == 0.0
     assert assess.relative_error([1.0, -2.0], [1.0, -2.002]) == pytest.approx(0.001)
     ok = assess.agreement("cuda:0", 1.2345, 1.2345001, 2e-5)
-    assert ok.status is Status.PASSED
+    assert ok.status is SmokeStatus.PASSED
     garbage = assess.agreement("cuda:0", 1.2345, 7.9, 3.5)
-    assert garbage.status is Status.FAILED
+    assert garbage.status is SmokeStatus.FAILED
     assert "rel. error 5.40e+00" in garbage.detail and "gradients rel. error 3.50e+00" in garbage.detail
-    assert assess.agreement("cuda:0", 1.0, math.nan, 0.0).status is Status.FAILED
+    assert assess.agreement("cuda:0", 1.0, math.nan, 0.0).status is SmokeStatus.FAILED
 
 
 def test_frozen_detects_a_moved_backbone_and_an_idle_head():
-    assert assess.frozen([], 10, 2, 2).status is Status.PASSED
+    assert assess.frozen([], 10, 2, 2).status is SmokeStatus.PASSED
     moved = assess.frozen(["bn.running_mean", "conv.weight"], 10, 2, 2)
-    assert moved.status is Status.FAILED and "2 of 10 frozen backbone tensors changed (bn.running_mean" in moved.detail
+    assert moved.status is SmokeStatus.FAILED and "2 of 10 frozen backbone tensors changed (bn.running_mean" in moved.detail
     idle = assess.frozen([], 10, 0, 2)
-    assert idle.status is Status.FAILED and "head did not train" in idle.detail
+    assert idle.status is SmokeStatus.FAILED and "head did not train" in idle.detail
 
 
 def test_data_is_seeded_and_follows_its_rule():
@@ -85,7 +85,7 @@ def test_data_is_seeded_and_follows_its_rule():
 
 
 def test_parse_result_takes_only_a_worker_document_for_this_test():
-    result = SmokeResult("torch", "cnn", Status.PASSED, device="cpu", checks=(Check("learned", Status.PASSED, "ok"),))
+    result = SmokeResult("torch", "cnn", SmokeStatus.PASSED, device="cpu", checks=(SmokeCheck("learned", SmokeStatus.PASSED, "ok"),))
     doc = json.dumps({"schema": WORKER_SCHEMA, "result": result.to_dict()})
     assert parse_result(doc, CaseRequest("torch", "cnn")) == (result, None)
     assert parse_result(doc, CaseRequest("torch", "lstm")) == (None, "it answers for torch cnn, not torch lstm")
@@ -107,23 +107,23 @@ def _report(*results: SmokeResult, device: str = "auto") -> VerifyReport:
 
 
 def test_first_line_says_where_it_ran():
-    gpu = SmokeResult("torch", "cnn", Status.PASSED, device="cuda:0", device_name="NVIDIA H100 80GB HBM3")
-    cpu = SmokeResult("tf", "cnn", Status.PASSED, device="cpu", device_name="CPU",
+    gpu = SmokeResult("torch", "cnn", SmokeStatus.PASSED, device="cuda:0", device_name="NVIDIA H100 80GB HBM3")
+    cpu = SmokeResult("tf", "cnn", SmokeStatus.PASSED, device="cpu", device_name="CPU",
                       device_note="no CUDA device is visible to TensorFlow (tensorflow 2.21.0 is a CUDA build)")
     assert headline(_report(gpu)) == "Smoke tests ran on NVIDIA H100 80GB HBM3 (cuda:0)"
     assert headline(_report(cpu)) == "Smoke tests ran on the CPU: no CUDA device is visible"
     assert ran_on(_report(gpu, cpu)) == "on NVIDIA H100 80GB HBM3 (cuda:0) (PyTorch); on the CPU: no CUDA device is visible (TensorFlow)"
-    missing = SmokeResult("torch", "cnn", Status.FAILED, reason="no CUDA device: torch.cuda.is_available() is False")
+    missing = SmokeResult("torch", "cnn", SmokeStatus.FAILED, reason="no CUDA device: torch.cuda.is_available() is False")
     assert headline(_report(missing, device="cuda")) == "Smoke tests could not run on cuda: no CUDA device is visible"
-    skipped = SmokeResult("tf", "cnn", Status.SKIPPED, reason="TensorFlow and Keras are not installed")
+    skipped = SmokeResult("tf", "cnn", SmokeStatus.SKIPPED, reason="TensorFlow and Keras are not installed")
     assert headline(_report(skipped)).startswith("Smoke tests nothing ran: TensorFlow and Keras are not installed")
 
 
 def test_renderers_and_exit_code():
-    ok = SmokeResult("torch", "cnn", Status.PASSED, device="cpu", device_name="CPU", first_loss=2.3, last_loss=0.1,
+    ok = SmokeResult("torch", "cnn", SmokeStatus.PASSED, device="cpu", device_name="CPU", first_loss=2.3, last_loss=0.1,
                      accuracy=0.9, chance=0.1, steps=40, batch_size=64)
-    bad = SmokeResult("tf", "lstm", Status.FAILED, reason="learned: loss fell 0.0%", first_loss=math.nan)
-    skip = SmokeResult("tf", "cnn", Status.SKIPPED, reason="TensorFlow is not installed")
+    bad = SmokeResult("tf", "lstm", SmokeStatus.FAILED, reason="learned: loss fell 0.0%", first_loss=math.nan)
+    skip = SmokeResult("tf", "cnn", SmokeStatus.SKIPPED, reason="TensorFlow is not installed")
     assert exit_code(_report(ok, skip)) is ExitCode.OK
     assert exit_code(_report(ok, bad)) is ExitCode.PROBLEMS
     assert exit_code(_report(skip)) is ExitCode.PROBLEMS  # nothing ran: nothing was proved

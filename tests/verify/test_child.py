@@ -13,7 +13,7 @@ import pytest
 
 from gpudoctor.model import ExitCode
 from gpudoctor.verify import Listener, run_verify
-from gpudoctor.verify.model import SmokeResult, Status, VerifyOptions
+from gpudoctor.verify.model import SmokeResult, SmokeStatus, VerifyOptions
 from gpudoctor.verify.render import exit_code, to_text
 from tests.verify.fakes import FakeSpawner, ScriptSpawner, worker_document
 
@@ -39,14 +39,14 @@ def _run(body: str, options: VerifyOptions = ONE, listener: Listener | None = No
 
 
 def _failed(result: SmokeResult, report: object, reason: str) -> None:
-    assert result.status is Status.FAILED
+    assert result.status is SmokeStatus.FAILED
     assert result.reason == reason
     assert exit_code(report) is ExitCode.PROBLEMS  # type: ignore[arg-type]
 
 
 def test_a_child_that_writes_its_result_and_exits_0_passes():
     result, report = _run("print('framework log spam'); write(); sys.exit(0)")
-    assert result.status is Status.PASSED and result.steps == 40 and result.wall_s > 0
+    assert result.status is SmokeStatus.PASSED and result.steps == 40 and result.wall_s > 0
     assert exit_code(report) is ExitCode.OK  # type: ignore[arg-type]
 
 
@@ -105,7 +105,7 @@ def test_an_exception_outside_the_case_is_a_failed_test_with_its_last_line():
 
 def test_a_result_printed_on_stdout_is_never_trusted():
     # What a framework (or anything else in the child) might print at exit: a well-formed, passing worker result.
-    forged = worker_document(SmokeResult("torch", "cnn", Status.PASSED))
+    forged = worker_document(SmokeResult("torch", "cnn", SmokeStatus.PASSED))
     result, report = _run(f"print({forged!r}, flush=True); sys.exit(0)")
     _failed(result, report, f"child exited with status 0 without writing a result (last output line: {forged[:200]})")
 
@@ -120,7 +120,7 @@ def test_a_result_for_another_test_or_garbage_fails():
     other, report = _run("framework = 'tf'; write(); sys.exit(0)")
     _failed(other, report, "child wrote a result that is not one: it answers for tf cnn, not torch cnn")
     garbage, report = _run("open(result_file, 'w').write('{\"schema\": \"gpudoctor.verify.worker/1\"'); sys.exit(0)")
-    assert garbage.status is Status.FAILED and garbage.reason.startswith("child wrote a result that is not one: JSONDecodeError")
+    assert garbage.status is SmokeStatus.FAILED and garbage.reason.startswith("child wrote a result that is not one: JSONDecodeError")
 
 
 def test_a_failed_result_keeps_its_reason():
@@ -159,7 +159,7 @@ def test_how_the_child_ended_is_named(returncode, reason):
 def test_each_child_gets_its_own_private_result_file():
     spawner = ScriptSpawner(_ARGS + "write(); sys.exit(0)")
     report = run_verify(VerifyOptions(frameworks=("torch",), tests=("cnn", "lstm"), timeout_s=20), None, spawner)
-    assert [r.status for r in report.results] == [Status.PASSED, Status.PASSED]
+    assert [r.status for r in report.results] == [SmokeStatus.PASSED, SmokeStatus.PASSED]
     files = [argv[argv.index("--result-file") + 1] for argv in spawner.calls]
     assert len(set(files)) == 2
     for path in files:

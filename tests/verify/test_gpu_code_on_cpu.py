@@ -15,7 +15,7 @@ from types import SimpleNamespace
 import pytest
 
 from gpudoctor.verify import assess
-from gpudoctor.verify.model import NoDevice, Status
+from gpudoctor.verify.model import NoDevice, SmokeStatus
 from gpudoctor.verify.tf_cases import device as tf_device
 from tests.verify.fake_cuda import H100, P100, T4, FakeTf, FakeTorchCuda
 from tests.verify.helpers import ROOT
@@ -50,16 +50,16 @@ def _steps(losses: dict[str, float]):
 def test_amp_is_skipped_where_it_proves_nothing(on_gpu, cc, requested, expected):
     step, ran = _steps({})
     c = assess.amp(on_gpu, cc, requested, ["fp16"], step)
-    assert (c.status, c.detail, ran) == (Status.SKIPPED, expected, [])
+    assert (c.status, c.detail, ran) == (SmokeStatus.SKIPPED, expected, [])
 
 
 def test_amp_runs_by_default_from_cc_7_and_when_forced_below():
     step, ran = _steps({"fp16": 2.31, "bf16": 2.30})
     c = assess.amp(True, (7, 0), None, ["fp16"], step)
-    assert c.status is Status.PASSED and ran == ["fp16"]
+    assert c.status is SmokeStatus.PASSED and ran == ["fp16"]
     assert c.detail == "fp16 step with loss scaling: loss 2.3100, bf16 not supported here"
     forced = assess.amp(True, (6, 1), True, ["fp16", "bf16"], step)
-    assert forced.status is Status.PASSED and ran == ["fp16", "fp16", "bf16"]
+    assert forced.status is SmokeStatus.PASSED and ran == ["fp16", "fp16", "bf16"]
     assert forced.detail == "fp16 step with loss scaling: loss 2.3100, bf16 loss 2.3000"
     assert forced.measured == {"compute_capability": "6.1", "dtypes": ["fp16", "bf16"], "fp16_loss": 2.31, "bf16_loss": 2.30}
 
@@ -67,7 +67,7 @@ def test_amp_runs_by_default_from_cc_7_and_when_forced_below():
 def test_amp_fails_on_a_loss_that_overflowed():
     step, _ = _steps({"fp16": math.inf, "bf16": 2.3})
     c = assess.amp(True, (8, 0), None, ["fp16", "bf16"], step)
-    assert c.status is Status.FAILED and c.detail == "mixed precision step: fp16 loss is inf"
+    assert c.status is SmokeStatus.FAILED and c.detail == "mixed precision step: fp16 loss is inf"
 
 
 # --- PyTorch: torch.cuda through a fake -----------------------------------------------------------------------------
@@ -106,9 +106,9 @@ def test_torch_placement_on_cuda_fails_when_torch_sees_no_gpu():
     log = training.PlacementLog(torch.device("cpu"))
     log(torch.zeros(1), torch.zeros(1), torch.zeros(1))
     ok = checks.placement_check(models.Cnn(), log, torch.device("cpu"), FakeTorchCuda([P100]))
-    assert ok.status is Status.PASSED and ok.measured["cuda_device_count"] == 1
+    assert ok.status is SmokeStatus.PASSED and ok.measured["cuda_device_count"] == 1
     bad = checks.placement_check(models.Cnn(), log, torch.device("cuda:0"), FakeTorchCuda([]))
-    assert bad.status is Status.FAILED
+    assert bad.status is SmokeStatus.FAILED
     assert bad.detail.startswith("10 tensors not on cuda:0: features.0.weight on cpu")
     assert bad.detail.endswith("; torch.cuda.is_available() is False")
 
@@ -149,7 +149,7 @@ def test_torch_agreement_passes_for_the_same_computation_and_fails_for_garbage()
     xb, yb = models.images(x), torch.from_numpy(y)
     torch.manual_seed(0)
     same = checks.agreement_check(models.Cnn(), xb, yb, torch.device("cpu"))
-    assert same.status is Status.PASSED
+    assert same.status is SmokeStatus.PASSED
     assert same.measured["loss_rel_err"] == 0.0 and same.measured["grad_rel_err"] == 0.0
 
     class Garbage(models.Cnn):  # a "card" whose results depend on more than the inputs
@@ -161,7 +161,7 @@ def test_torch_agreement_passes_for_the_same_computation_and_fails_for_garbage()
             return self.noise(super().forward(x))
 
     bad = checks.agreement_check(Garbage().train(), xb, yb, torch.device("cpu"))
-    assert bad.status is Status.FAILED
+    assert bad.status is SmokeStatus.FAILED
     assert bad.measured["grad_rel_err"] > 1e-3
     assert "disagree on one step from the same weights" in bad.detail
 
@@ -179,7 +179,7 @@ def test_torch_mixed_precision_step_trains_the_copy_only(dtype):
 def test_torch_amp_check_on_the_cpu_is_skipped():
     x, y = data.cnn_data(8, seed=1)
     c = checks.amp_check(models.Cnn(), models.images(x), torch.from_numpy(y), torch.device("cpu"), True)
-    assert (c.status, c.detail) == (Status.SKIPPED, "mixed precision needs a CUDA device; this ran on the CPU")
+    assert (c.status, c.detail) == (SmokeStatus.SKIPPED, "mixed precision needs a CUDA device; this ran on the CPU")
 
 
 # --- TensorFlow: tf.config through a fake (TensorFlow itself is not imported) ---------------------------------------
@@ -245,11 +245,11 @@ def test_tensorflow_agreement_and_mixed_precision_code_runs():
 def test_torch_training_anneals_the_learning_rate_when_the_plan_says_so(cosine, moved):
     # Adam's first steps move each weight by about the learning rate: 1 + 1 at a constant rate, 1 + 1/2 annealed
     # (cosine over two steps).
-    from gpudoctor.verify.plan import Plan
+    from gpudoctor.verify.training_plan import TrainingPlan
 
     model = torch.nn.Linear(1, 2, bias=False)
     torch.nn.init.zeros_(model.weight)
-    plan = Plan(steps=2, batch=1, lr=0.1, eval_n=0, target=assess.LearnTarget(0.0, 0.0), cosine=cosine)
+    plan = TrainingPlan(steps=2, batch=1, lr=0.1, eval_n=0, target=assess.LearnTarget(0.0, 0.0), cosine=cosine)
     x, y = torch.ones(2, 1), torch.zeros(2, dtype=torch.long)
     training.train(model, list(model.parameters()), x, y, plan, plan.lr, torch.device("cpu"), lambda *a: None, "t")
     assert model.weight[0, 0].item() == pytest.approx(moved * plan.lr, rel=1e-2)

@@ -13,7 +13,7 @@ torch = pytest.importorskip("torch")
 pytestmark = [pytest.mark.gpu, pytest.mark.skipif(not torch.cuda.is_available(), reason="no CUDA GPU is visible")]
 
 from gpudoctor.verify import data  # noqa: E402
-from gpudoctor.verify.model import Status  # noqa: E402
+from gpudoctor.verify.model import SmokeStatus  # noqa: E402
 from gpudoctor.verify.torch_cases import checks, device, models  # noqa: E402
 
 
@@ -30,7 +30,7 @@ def test_torch_agreement_in_exact_fp32_on_the_real_gpu():
     x, y = data.cnn_data(64, seed=1)
     torch.manual_seed(0)
     c = checks.agreement_check(models.Cnn(), models.images(x), torch.from_numpy(y), torch.device("cuda:0"))
-    assert c.status is Status.PASSED, c.detail
+    assert c.status is SmokeStatus.PASSED, c.detail
     assert c.measured["grad_rel_err"] < 1e-4  # fp32 summation order only: far inside the tolerance
 
 
@@ -38,7 +38,7 @@ def test_torch_amp_on_the_real_gpu_follows_the_policy():
     x, y = data.cnn_data(32, seed=1)
     xb, yb, gpu = models.images(x), torch.from_numpy(y), torch.device("cuda:0")
     c = checks.amp_check(models.Cnn(), xb, yb, gpu, True)
-    assert c.status is Status.PASSED, c.detail
+    assert c.status is SmokeStatus.PASSED, c.detail
     assert c.measured["dtypes"] == device.amp_dtypes(gpu)
     assert checks.amp_check(models.Cnn(), xb, yb, gpu, False).detail == "turned off by --no-amp"
 

@@ -12,7 +12,7 @@ import pytest
 torch = pytest.importorskip("torch")
 
 from gpudoctor.verify import DEVICE_PATTERN, _place  # noqa: E402
-from gpudoctor.verify.model import NoDevice, SmokeResult, Status  # noqa: E402
+from gpudoctor.verify.model import NoDevice, SmokeResult, SmokeStatus  # noqa: E402
 from gpudoctor.verify.torch_cases import device as dev  # noqa: E402
 from tests.verify.fake_cuda import FakeTf, FakeTorchCuda, Gpu  # noqa: E402
 
@@ -126,7 +126,7 @@ def test_same_device_compares_xpu_indices():
     ("privateuseone:0", "AMD Radeon RX 6600", "on AMD Radeon RX 6600 (privateuseone:0)"),
 ])
 def test_the_report_says_which_accelerator_ran(device, name, place):
-    result = SmokeResult("torch", "cnn", Status.PASSED, device=device, device_name=name)
+    result = SmokeResult("torch", "cnn", SmokeStatus.PASSED, device=device, device_name=name)
     assert _place(result) == place
 
 

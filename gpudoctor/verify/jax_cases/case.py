@@ -12,7 +12,7 @@ from gpudoctor.verify import assess, data, weights
 from gpudoctor.verify.jax_cases import device as dev
 from gpudoctor.verify.jax_cases import models
 from gpudoctor.verify.jax_cases.training import PLANS, TRANSFER_SIZE, PlacementLog, cross_entropy, evaluate, pretrain, train
-from gpudoctor.verify.model import CaseRequest, Check, Status
+from gpudoctor.verify.model import CaseRequest, SmokeCheck, SmokeStatus
 from gpudoctor.verify.plan import Progress, training_summary
 
 
@@ -49,14 +49,14 @@ def _one_step(apply, trainable, fixed, xb, yb, device) -> tuple[float, list[floa
     return float(loss), flat.tolist()
 
 
-def agreement_check(apply, trainable, fixed, xb, yb, device) -> Check:
+def agreement_check(apply, trainable, fixed, xb, yb, device) -> SmokeCheck:
     with jax.default_matmul_precision("highest"):  # fp32 on the GPU too (no TF32), as the CPU computes
         loss_cpu, grads_cpu = _one_step(apply, trainable, fixed, xb, yb, jax.devices("cpu")[0])
         loss_dev, grads_dev = _one_step(apply, trainable, fixed, xb, yb, device)
     return assess.agreement(str(device), loss_cpu, loss_dev, assess.relative_error(grads_cpu, grads_dev))
 
 
-def placement_check(params: dict, log: PlacementLog, device) -> Check:
+def placement_check(params: dict, log: PlacementLog, device) -> SmokeCheck:
     leaves = jax.tree.leaves(params)
     wrong = [f"parameter {i} on {', '.join(str(d) for d in a.devices())}" for i, a in enumerate(leaves) if not dev.on(a, device)]
     wrong += log.misplaced
@@ -67,9 +67,9 @@ def placement_check(params: dict, log: PlacementLog, device) -> Check:
     if log.batches == 0:
         problems.append("no batch was seen")
     if problems:
-        return Check("placement", Status.FAILED, "; ".join(problems), measured)
+        return SmokeCheck("placement", SmokeStatus.FAILED, "; ".join(problems), measured)
     saw = f", JAX sees {len(gpus)} GPU(s)" if dev.is_gpu(device) else ""
-    return Check("placement", Status.PASSED, f"all {len(leaves)} parameter arrays and {log.batches} batches and outputs on {device} "
+    return SmokeCheck("placement", SmokeStatus.PASSED, f"all {len(leaves)} parameter arrays and {log.batches} batches and outputs on {device} "
                  f"(array.devices()){saw}", measured)
 
 
@@ -91,7 +91,7 @@ def run(request: CaseRequest, progress: Progress) -> dict[str, Any]:
     trained, train_s = train(apply, trainable, fixed, x, y, plan, plan.lr * request.lr_scale, device, progress, "training", log)
     after = trained if fixed is None else {**jax.device_put(fixed, device), **trained}
     last_loss, accuracy = evaluate(apply, after, ex, ey, device)
-    checks: list[Check] = [
+    checks: list[SmokeCheck] = [
         assess.learned(first_loss, last_loss, accuracy, 1.0 / classes, plan.target),
         placement_check(after, log, device),
         agreement,

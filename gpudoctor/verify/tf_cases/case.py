@@ -11,8 +11,8 @@ import numpy as np
 import tensorflow as tf
 
 from gpudoctor.verify import assess, data, weights
-from gpudoctor.verify.model import CaseRequest, Check
-from gpudoctor.verify.plan import Progress, training_summary
+from gpudoctor.verify.model import CaseRequest, SmokeCheck
+from gpudoctor.verify.training_plan import Progress, training_summary
 from gpudoctor.verify.tf_cases import device as devices
 from gpudoctor.verify.tf_cases.checks import agreement_check, amp_check, placement_check
 from gpudoctor.verify.tf_cases.models import cnn_model, frozen_transfer_model, lstm_model, transfer_model
@@ -74,7 +74,7 @@ def run(request: CaseRequest, progress: Progress) -> dict[str, Any]:
     last_loss, accuracy = evaluate(model, ex, ey, dev)
 
     chance = 1.0 / classes
-    checks: list[Check] = [
+    checks: list[SmokeCheck] = [
         assess.learned(first_loss, last_loss, accuracy, chance, plan.target),
         placement_check(model, placement, dev),
         agreement,

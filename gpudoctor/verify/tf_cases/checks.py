@@ -11,7 +11,7 @@ import numpy as np
 import tensorflow as tf
 
 from gpudoctor.verify import assess
-from gpudoctor.verify.model import Check, Status
+from gpudoctor.verify.model import SmokeCheck, SmokeStatus
 from gpudoctor.verify.tf_cases.device import CPU, Device, amp_dtypes
 from gpudoctor.verify.tf_cases.models import LOSS
 from gpudoctor.verify.tf_cases.training import batch
@@ -29,7 +29,7 @@ COMPUTE_OPS = frozenset(
 POLICIES = {"fp16": "mixed_float16", "bf16": "mixed_bfloat16"}
 
 
-def placement_check(model: keras.Model, placement: dict[str, Any], dev: Device) -> Check:
+def placement_check(model: keras.Model, placement: dict[str, Any], dev: Device) -> SmokeCheck:
     variables = model.weights
     wrong = [f"{v.path} on {v.value.device}" for v in variables if not dev.owns(v.value.device)]
     wrong += placement.get("misplaced", [])
@@ -55,11 +55,11 @@ def placement_check(model: keras.Model, placement: dict[str, Any], dev: Device) 
     if dev.is_gpu and not gpus:
         problems.append("tf.config.list_physical_devices('GPU') is empty")
     if problems:
-        return Check("placement", Status.FAILED, "; ".join(problems), measured)
+        return SmokeCheck("placement", SmokeStatus.FAILED, "; ".join(problems), measured)
     saw = f", tf.test.gpu_device_name() = {measured['gpu_device_name']!r}" if dev.is_gpu else ""
-    return Check(
+    return SmokeCheck(
         "placement",
-        Status.PASSED,
+        SmokeStatus.PASSED,
         f"all {len(variables)} variables, {measured['batches']} batches and outputs on {dev.tf_name}; placement log: "
         f"{len(log)} compute ops, all on {dev.tf_name}{saw}",
         measured,
@@ -76,7 +76,7 @@ def _one_step(model: keras.Model, x: np.ndarray, y: np.ndarray, dev: Device) -> 
     return float(loss), flat.tolist()
 
 
-def agreement_check(build: Callable[[], keras.Model], model: keras.Model, x: np.ndarray, y: np.ndarray, dev: Device) -> Check:
+def agreement_check(build: Callable[[], keras.Model], model: keras.Model, x: np.ndarray, y: np.ndarray, dev: Device) -> SmokeCheck:
     """One forward + backward from the same weights on the CPU and on the GPU, with TF32 off (fp32 on both sides).
     cuDNN's autotuner cannot be switched off at run time in TensorFlow; assess.AGREEMENT_TOLERANCE allows for it."""
     with tf.device("/CPU:0"):
@@ -117,6 +117,6 @@ def amp_step(build: Callable[[], keras.Model], model: keras.Model, x: np.ndarray
 
 
 def amp_check(build: Callable[[], keras.Model], model: keras.Model, x: np.ndarray, y: np.ndarray, dev: Device,
-              amp: bool | None) -> Check:  # fmt: skip
+              amp: bool | None) -> SmokeCheck:  # fmt: skip
     return assess.amp(dev.is_gpu, dev.compute_capability, amp, amp_dtypes(dev),
                       lambda dtype: amp_step(build, model, x, y, dev, POLICIES[dtype]))  # fmt: skip

@@ -15,18 +15,18 @@ import numpy as np
 import tensorflow as tf
 
 from gpudoctor.verify import assess, data, weights
-from gpudoctor.verify.plan import Plan, Progress
+from gpudoctor.verify.training_plan import TrainingPlan, Progress
 from gpudoctor.verify.tf_cases.device import Device
 from gpudoctor.verify.tf_cases.models import LOSS
 
 PLANS = {
-    "cnn": Plan(steps=40, batch=64, lr=2e-3, eval_n=512, target=assess.LearnTarget(min_drop=0.5, min_accuracy=0.6)),
-    "lstm": Plan(steps=60, batch=64, lr=1e-2, eval_n=512, target=assess.LearnTarget(min_drop=0.3, min_accuracy=0.3)),
+    "cnn": TrainingPlan(steps=40, batch=64, lr=2e-3, eval_n=512, target=assess.LearnTarget(min_drop=0.5, min_accuracy=0.6)),
+    "lstm": TrainingPlan(steps=60, batch=64, lr=1e-2, eval_n=512, target=assess.LearnTarget(min_drop=0.3, min_accuracy=0.3)),
     # 160 annealed steps, not 80 at a constant rate: accuracy 0.88 rather than 0.77 against the 0.50 bar (measured)
-    "transfer": Plan(steps=160, batch=32, lr=3e-2, eval_n=256, target=assess.LearnTarget(min_drop=0.3, min_accuracy=0.5),
+    "transfer": TrainingPlan(steps=160, batch=32, lr=3e-2, eval_n=256, target=assess.LearnTarget(min_drop=0.3, min_accuracy=0.5),
                      cosine=True),
 }
-PRETRAIN = Plan(steps=30, batch=32, lr=5e-3, eval_n=0, target=assess.LearnTarget(0.0, 0.0))
+PRETRAIN = TrainingPlan(steps=30, batch=32, lr=5e-3, eval_n=0, target=assess.LearnTarget(0.0, 0.0))
 _PLACEMENT_LINE = re.compile(r"^(\S+): \((\w+)\): (/job:\S+)$")
 
 
@@ -82,7 +82,7 @@ def parse_placement_log(text: str) -> list[tuple[str, str, str]]:
     return found
 
 
-def train(model: keras.Model, params: list[Any], x: np.ndarray, y: np.ndarray, plan: Plan, lr: float, dev: Device,
+def train(model: keras.Model, params: list[Any], x: np.ndarray, y: np.ndarray, plan: TrainingPlan, lr: float, dev: Device,
           progress: Progress, phase: str, placement: dict[str, Any] | None = None) -> float:  # fmt: skip
     """``plan.steps`` Adam steps; -> seconds of the loop, the first (tracing) step excluded and extrapolated."""
     with tf.device(dev.tf_name):

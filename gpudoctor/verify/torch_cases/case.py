@@ -10,8 +10,8 @@ import torch
 from torch import nn
 
 from gpudoctor.verify import assess, data, weights
-from gpudoctor.verify.model import CaseRequest, Check
-from gpudoctor.verify.plan import Progress, training_summary
+from gpudoctor.verify.model import CaseRequest, SmokeCheck
+from gpudoctor.verify.training_plan import Progress, training_summary
 from gpudoctor.verify.torch_cases import device as dev
 from gpudoctor.verify.torch_cases.checks import agreement_check, amp_check, placement_check
 from gpudoctor.verify.torch_cases.models import Cnn, Lstm, Transfer, images
@@ -73,7 +73,7 @@ def run(request: CaseRequest, progress: Progress) -> dict[str, Any]:
     last_loss, accuracy = evaluate(model, ex, ey, device)
 
     chance = 1.0 / classes
-    checks: list[Check] = [
+    checks: list[SmokeCheck] = [
         assess.learned(first_loss, last_loss, accuracy, chance, plan.target),
         placement_check(model, log, device),
         agreement,

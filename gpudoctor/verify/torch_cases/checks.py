@@ -10,14 +10,14 @@ import torch
 from torch import nn
 
 from gpudoctor.verify import assess
-from gpudoctor.verify.model import Check, Status
+from gpudoctor.verify.model import SmokeCheck, SmokeStatus
 from gpudoctor.verify.torch_cases.device import amp_dtypes, compute_capability, exact_fp32, same_device
 from gpudoctor.verify.torch_cases.training import PlacementLog
 
 AMP_DTYPES = {"fp16": torch.float16, "bf16": torch.bfloat16}
 
 
-def placement_check(model: nn.Module, log: PlacementLog, device: torch.device, cuda: Any = None) -> Check:
+def placement_check(model: nn.Module, log: PlacementLog, device: torch.device, cuda: Any = None) -> SmokeCheck:
     cuda = cuda or torch.cuda
     tensors = list(model.named_parameters()) + list(model.named_buffers())
     wrong = [f"{name} on {t.device}" for name, t in tensors if not same_device(t.device, device)]
@@ -38,11 +38,11 @@ def placement_check(model: nn.Module, log: PlacementLog, device: torch.device, c
     if device.type == "cuda" and not available:
         problems.append("torch.cuda.is_available() is False")
     if problems:
-        return Check("placement", Status.FAILED, "; ".join(problems), measured)
+        return SmokeCheck("placement", SmokeStatus.FAILED, "; ".join(problems), measured)
     saw = f", PyTorch sees {measured['cuda_device_count']} CUDA device(s)" if device.type == "cuda" else ""
-    return Check(
+    return SmokeCheck(
         "placement",
-        Status.PASSED,
+        SmokeStatus.PASSED,
         f"all {len(tensors)} parameters/buffers and {log.batches} batches and outputs on {device}{saw}",
         measured,
     )
@@ -57,7 +57,7 @@ def _one_step(model: nn.Module, xb: torch.Tensor, yb: torch.Tensor) -> tuple[flo
     return loss.item(), flat
 
 
-def agreement_check(model_cpu: nn.Module, xb: torch.Tensor, yb: torch.Tensor, device: torch.device) -> Check:
+def agreement_check(model_cpu: nn.Module, xb: torch.Tensor, yb: torch.Tensor, device: torch.device) -> SmokeCheck:
     """One forward + backward from the same weights on the CPU and on ``device``, in exact fp32 (no TF32, no cuDNN
     autotuning) so that assess.AGREEMENT_TOLERANCE can be tight."""
     model_dev = copy.deepcopy(model_cpu).to(device)
@@ -84,7 +84,7 @@ def amp_step(model: nn.Module, xb: torch.Tensor, yb: torch.Tensor, device: torch
 
 
 def amp_check(model: nn.Module, xb: torch.Tensor, yb: torch.Tensor, device: torch.device, amp: bool | None,
-              cuda: Any = None) -> Check:  # fmt: skip
+              cuda: Any = None) -> SmokeCheck:  # fmt: skip
     on_gpu = device.type == "cuda"
     return assess.amp(
         on_gpu,

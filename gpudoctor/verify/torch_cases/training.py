@@ -10,16 +10,16 @@ import torch
 from torch import nn
 
 from gpudoctor.verify import assess, data
-from gpudoctor.verify.plan import Plan, Progress
+from gpudoctor.verify.training_plan import TrainingPlan, Progress
 from gpudoctor.verify.torch_cases.device import same_device, sync
 from gpudoctor.verify.torch_cases.models import Transfer, images
 
 PLANS = {
-    "cnn": Plan(steps=40, batch=64, lr=2e-3, eval_n=512, target=assess.LearnTarget(min_drop=0.5, min_accuracy=0.6)),
-    "lstm": Plan(steps=60, batch=64, lr=5e-3, eval_n=512, target=assess.LearnTarget(min_drop=0.3, min_accuracy=0.3)),
-    "transfer": Plan(steps=80, batch=32, lr=1e-2, eval_n=256, target=assess.LearnTarget(min_drop=0.3, min_accuracy=0.5)),
+    "cnn": TrainingPlan(steps=40, batch=64, lr=2e-3, eval_n=512, target=assess.LearnTarget(min_drop=0.5, min_accuracy=0.6)),
+    "lstm": TrainingPlan(steps=60, batch=64, lr=5e-3, eval_n=512, target=assess.LearnTarget(min_drop=0.3, min_accuracy=0.3)),
+    "transfer": TrainingPlan(steps=80, batch=32, lr=1e-2, eval_n=256, target=assess.LearnTarget(min_drop=0.3, min_accuracy=0.5)),
 }
-PRETRAIN = Plan(steps=60, batch=32, lr=2e-3, eval_n=0, target=assess.LearnTarget(0.0, 0.0))
+PRETRAIN = TrainingPlan(steps=60, batch=32, lr=2e-3, eval_n=0, target=assess.LearnTarget(0.0, 0.0))
 TRANSFER_SIZE = 64
 
 
@@ -54,7 +54,7 @@ def train(
     params: list[nn.Parameter],
     x: torch.Tensor,
     y: torch.Tensor,
-    plan: Plan,
+    plan: TrainingPlan,
     lr: float,
     device: torch.device,
     progress: Progress,

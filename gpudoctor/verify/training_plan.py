@@ -12,7 +12,7 @@ Progress = Callable[[int, int, str], None]  # (step, steps, phase)
 
 
 @dataclass(frozen=True)
-class Plan:
+class TrainingPlan:
     steps: int
     batch: int
     lr: float
@@ -23,7 +23,7 @@ class Plan:
     cosine: bool = False
 
 
-def training_summary(plan: Plan, first_loss: float, last_loss: float, accuracy: float, chance: float,
+def training_summary(plan: TrainingPlan, first_loss: float, last_loss: float, accuracy: float, chance: float,
                      train_s: float, peak_mem_mib: float | None, checks: list, notes: list) -> dict:
     """The result fields every case reports, in one shape for both frameworks."""
     return dict(

@@ -8,6 +8,7 @@ import json
 from typing import Any
 
 from .generate import EnvNoFit, EnvResult
+from .labels import accelerated_line
 from .render import FILENAMES, build_label, one_line
 
 JSON_SCHEMA = "gpudoctor.env/1"
@@ -26,8 +27,9 @@ def to_text(result: EnvResult, verbose: bool = False) -> str:
         lines.append(f"  from conda-forge: {', '.join(choice.conda_packages)}")
     for key, value in choice.env:
         lines.append(f"  needs in the environment: {key}={value}")
-    if choice.variant == "cpu":
-        lines.append("  This is a CPU-only build: it will not use a GPU.")
+    accelerated = accelerated_line(choice)
+    if accelerated:
+        lines.append(accelerated)
     lines += [f"  - {one_line(r)}" for r in choice.reasons]
     lines += _skipped_lines(choice.skipped, verbose)
     if choice.notes:
