@@ -9,7 +9,7 @@ from gpudoctor.checks._facts import (
     cudnn_version,
     driver_loaded,
     env,
-    gpu_implied_by_driver,
+    gpu_implied_but_unlisted,
     gpu_label,
     gpu_presence,
     gpus,
@@ -42,15 +42,17 @@ def test_gpu_presence_keeps_unknown_and_absent_apart(facts, present):
 
 
 def test_a_driver_implies_a_gpu_only_when_no_gpu_list_says_so():
-    assert gpu_implied_by_driver(Facts(driver=Driver(version="570.86.15"))) == (
+    assert gpu_implied_but_unlisted(Facts(driver=Driver(version="570.86.15"))) == (
         "NVIDIA driver 570.86.15 reports its version, so an NVIDIA GPU is present (the GPU list is unknown)")
-    assert gpu_implied_by_driver(Facts(driver=Driver(kernel_module="nvidia"))) == (
+    assert gpu_implied_but_unlisted(Facts(driver=Driver(cuda_version="12.8"))) == (
+        "the NVIDIA driver reports CUDA 12.8, so an NVIDIA GPU is present (the GPU list is unknown)")
+    assert gpu_implied_but_unlisted(Facts(driver=Driver(kernel_module="nvidia"))) == (
         "the nvidia kernel module is loaded, so an NVIDIA GPU is present (the GPU list is unknown)")
-    assert gpu_implied_by_driver(Facts(driver=Driver(kernel_module="nouveau"))) is None
-    assert gpu_implied_by_driver(Facts()) is None
-    assert gpu_implied_by_driver(Facts(gpus=(GPU,), driver=Driver(version="570.86.15"))) is None
-    assert gpu_implied_by_driver(Facts(pci_devices=(NVIDIA_BUS,), driver=Driver(version="570.86.15"))) is None
-    assert gpu_implied_by_driver(Facts(gpus=(), pci_devices=(), driver=Driver(version="570.86.15"))) is not None
+    assert gpu_implied_but_unlisted(Facts(driver=Driver(kernel_module="nouveau"))) is None
+    assert gpu_implied_but_unlisted(Facts()) is None
+    assert gpu_implied_but_unlisted(Facts(gpus=(GPU,), driver=Driver(version="570.86.15"))) is None
+    assert gpu_implied_but_unlisted(Facts(pci_devices=(NVIDIA_BUS,), driver=Driver(version="570.86.15"))) is None
+    assert gpu_implied_but_unlisted(Facts(gpus=(), pci_devices=(), driver=Driver(version="570.86.15"))) is not None
 
 
 def test_driver_loaded_needs_a_version_or_the_nvidia_module():

@@ -7,7 +7,7 @@ import pytest
 
 from gpudoctor.matrix import load_matrix
 from gpudoctor.matrix.driver import driver_verdict
-from gpudoctor.matrix.solver import Target, UnknownRelease, solve
+from gpudoctor.matrix.solver import Target, UnknownPinnedRelease, solve
 
 MATRIX = load_matrix()
 
@@ -27,7 +27,7 @@ def test_tf210_on_native_windows_says_where_the_cuda_dlls_come_from():
 
 
 def test_an_unknown_torch_release_lists_the_known_series():
-    with pytest.raises(UnknownRelease) as caught:
+    with pytest.raises(UnknownPinnedRelease) as caught:
         solve(MATRIX, Target("linux", None, None, None, ()), "torch", "9.9")
     assert str(caught.value).startswith("torch 9.9 is not in the compatibility matrix (reviewed ")
     assert "it knows 1.0, 1.1," in str(caught.value)

@@ -1,4 +1,4 @@
-"""What `gpudoctor env` says (envgen/report.py): the Dockerfile's own choice shown only when it differs and was
+"""What `gpudoctor env` says (envgen/result_format.py): the Dockerfile's own choice shown only when it differs and was
 written, the reasons cut at eight without -v, and the JSON of a machine nothing fits (issue 11)."""
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ import json
 import pytest
 
 from gpudoctor.envgen.generate import EnvFailure, EnvNoFit, EnvRequest, generate
-from gpudoctor.envgen.report import no_fit_json, no_fit_text, to_text
+from gpudoctor.envgen.result_format import no_fit_json, no_fit_text, to_text
 from gpudoctor.matrix import load_matrix
 from gpudoctor.matrix.solver import Target
 
