@@ -7,6 +7,7 @@ import pytest
 
 from gpudoctor.checks._facts import (
     cudnn_version,
+    extension_toolkit,
     driver_loaded,
     env,
     gpu_implied_but_unlisted,
@@ -17,7 +18,7 @@ from gpudoctor.checks._facts import (
     symptoms,
     torch_build_kind,
 )
-from gpudoctor.model import Driver, Facts, Gpu, Host, PciDevice, Symptom, TorchBuild
+from gpudoctor.model import CudaToolkit, Driver, Facts, Gpu, Host, PciDevice, Symptom, TorchBuild
 
 GPU = Gpu(index=0, name="NVIDIA H100")
 NVIDIA_BUS = PciDevice(bus_id="0000:01:00.0", vendor_id="0x10de", driver="nvidia")
@@ -118,3 +119,24 @@ def test_symptoms_of_one_kind():
 ])
 def test_cudnn_integers_read_as_versions(text, version):
     assert cudnn_version(text) == version
+
+
+def _toolkits(*toolkits, env=None):
+    return Facts(host=Host(env=env or {}), cuda_toolkits=tuple(CudaToolkit(version=v, path=p, on_path=on) for v, p, on in toolkits))
+
+
+def test_the_toolkit_cpp_extension_would_build_with():
+    t118, t126 = ("11.8", "/usr/local/cuda-11.8", False), ("12.6", "/usr/local/cuda-12.6", True)
+    found = extension_toolkit(_toolkits(t118, t126, env={"CUDA_HOME": "/usr/local/cuda-11.8/"}))
+    assert (found[0].version, found[1]) == ("11.8", "CUDA_HOME=/usr/local/cuda-11.8/")  # CUDA_HOME wins over PATH
+    found = extension_toolkit(_toolkits(t118, t126, env={"CUDA_PATH": "/usr/local/cuda-11.8"}))
+    assert (found[0].version, found[1]) == ("11.8", "CUDA_PATH=/usr/local/cuda-11.8")
+    assert extension_toolkit(_toolkits(t118, t126, env={"CUDA_HOME": "/opt/elsewhere"})) is None  # a directory no probe saw
+    found = extension_toolkit(_toolkits(t118, t126))
+    assert (found[0].version, found[1]) == ("12.6", "nvcc on PATH")
+    found = extension_toolkit(_toolkits(t118))
+    assert (found[0].version, found[1]) == ("11.8", "the only CUDA toolkit found (not on PATH, no CUDA_HOME)")
+    found = extension_toolkit(_toolkits(("11.8", "/usr/local/cuda-11.8", None)))
+    assert found[1] == "the only CUDA toolkit found (whether nvcc is on PATH is unknown)"
+    assert extension_toolkit(_toolkits(t118, ("12.6", "/usr/local/cuda-12.6", False))) is None  # two, neither on PATH
+    assert extension_toolkit(Facts()) is None
