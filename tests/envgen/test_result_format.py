@@ -8,7 +8,7 @@ import json
 import pytest
 
 from gpudoctor.envgen.generate import EnvFailure, EnvNoFit, EnvRequest, generate
-from gpudoctor.envgen.result_format import no_fit_json, no_fit_text, to_text
+from gpudoctor.envgen.result_format import no_fit_json, no_fit_text, to_json, to_text
 from gpudoctor.matrix import load_matrix
 from gpudoctor.matrix.solver import Target
 
@@ -80,3 +80,16 @@ def test_a_probe_that_breaks_is_named_with_its_error(tmp_path):
         generate(EnvRequest(framework="torch", output_dir=tmp_path), MATRIX, probe=_broken_probe)
     assert str(caught.value) == ("could not probe this machine (RuntimeError: nvml handle lost); "
                                  "describe it with --gpu/--driver/--os or --for SNAPSHOT")
+
+
+def test_the_json_result_names_every_part(tmp_path):
+    result = _generate(tmp_path, "windows")
+    data = json.loads(to_json(result))
+    assert list(data) == ["schema", "ok", "source", "target", "choice", "docker_choice", "docker_image", "name", "docker_name", "files",
+                          "skipped", "warnings", "next"]
+    assert (data["schema"], data["ok"], data["source"]) == ("gpudoctor.env/1", True, "description")
+    assert data["docker_choice"]["version"] == result.plan.docker_choice.version  # the container's own Linux choice
+    assert data["next"] == list(result.next_steps) and data["warnings"] == list(result.warnings)
+    assert [f["format"] for f in data["files"]] == ["conda", "pip", "docker", "uv"]
+    linux = json.loads(to_json(_generate(tmp_path / "linux", "linux")))
+    assert linux["docker_choice"] is None  # the same choice as the machine's: not repeated
