@@ -3,7 +3,14 @@ against the Windows table, a ROCm patch release answered with its minor's wheels
 
 from __future__ import annotations
 
+import dataclasses
+
+import pytest
+
+from gpudoctor.errors import UnknownRelease
 from gpudoctor.matrix import load_matrix
+from gpudoctor.matrix.keras import keras_for_tf
+from gpudoctor.matrix.platform_queries import jetpack_info
 from gpudoctor.matrix.queries import driver_info, newest_torch_for, torch_info
 from gpudoctor.matrix.rocm_queries import rocm_info
 from gpudoctor.matrix.solver import Target, solve
@@ -36,3 +43,14 @@ def test_the_newest_build_for_a_gpu_is_the_releases_default_where_that_has_nativ
     newest = newest_torch_for(MATRIX, "8.0")
     release = MATRIX.torch_release(newest["version"])
     assert (newest["variant"], newest["code"]) == (release.default_linux, "sass")
+
+
+def test_keras_pins_without_a_keras_table_are_an_unknown_release():
+    with pytest.raises(UnknownRelease, match=r"^tensorflow 2\.16 is not in the matrix \(it knows no Keras table\)$"):
+        keras_for_tf(dataclasses.replace(MATRIX, keras=None), "2.16")
+
+
+def test_an_unknown_jetpack_lists_the_known_ones_with_their_l4t():
+    with pytest.raises(UnknownRelease) as caught:
+        jetpack_info(MATRIX, "9.9")
+    assert str(caught.value).startswith("JetPack 9.9 is not in the matrix (it knows 6.2 (L4T 36.4.3), ")

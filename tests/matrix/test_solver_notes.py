@@ -7,7 +7,7 @@ import pytest
 
 from gpudoctor.matrix import load_matrix
 from gpudoctor.matrix.driver import driver_verdict
-from gpudoctor.matrix.solver import Target, UnknownPinnedRelease, solve
+from gpudoctor.matrix.solver import NoFit, Target, UnknownPinnedRelease, solve
 
 MATRIX = load_matrix()
 
@@ -45,3 +45,19 @@ def test_jetpack_torch_routes():
     # NVIDIA's redist folder is a directory of wheels, not an index: name the wheel to fetch instead
     assert by_jetpack["6.0"].install_torch() == (
         "pip install <torch wheel for JetPack 6.0 from https://developer.download.nvidia.com/compute/redist/jp/v60/pytorch/>")
+
+
+def test_a_jetpack_whose_wheel_index_is_unconfirmed_says_where_to_get_torch():
+    with pytest.raises(NoFit) as caught:
+        solve(MATRIX, Target("linux", "3.10", None, None, ("8.7",), arch="aarch64", jetpack="6.0"), "torch")
+    assert str(caught.value) == "gpudoctor writes no files for JetPack 6.0: the source of its torch wheels is unconfirmed"
+    assert caught.value.suggestion == (
+        f"pick the torch wheel for JetPack 6.0 from {MATRIX.platforms.jetson_wheels_url}, or use the nvcr.io/nvidia/l4t-pytorch "
+        "container whose tag starts r36.3.0")
+
+
+def test_jax_majors_and_releases_newer_than_the_table():
+    jax = MATRIX.jax
+    assert jax.major("cuda12").name == "cuda12" and jax.major("cuda99") is None
+    assert jax.is_newer_than_known("99.0") and jax.is_newer_than_known("99.0+local")
+    assert not jax.is_newer_than_known(jax.newest())
