@@ -132,6 +132,8 @@ def test_the_toolkit_cpp_extension_would_build_with():
     found = extension_toolkit(_toolkits(t118, t126, env={"CUDA_PATH": "/usr/local/cuda-11.8"}))
     assert (found[0].version, found[1]) == ("11.8", "CUDA_PATH=/usr/local/cuda-11.8")
     assert extension_toolkit(_toolkits(t118, t126, env={"CUDA_HOME": "/opt/elsewhere"})) is None  # a directory no probe saw
+    found = extension_toolkit(_toolkits(("11.8", "/usr/local/cuda-11.8/", False), env={"CUDA_HOME": "/usr/local/cuda-11.8"}))
+    assert found[0].version == "11.8"  # the same directory, written with a trailing slash
     found = extension_toolkit(_toolkits(t118, t126))
     assert (found[0].version, found[1]) == ("12.6", "nvcc on PATH")
     found = extension_toolkit(_toolkits(t118))
