@@ -54,3 +54,8 @@ def test_an_unknown_jetpack_lists_the_known_ones_with_their_l4t():
     with pytest.raises(UnknownRelease) as caught:
         jetpack_info(MATRIX, "9.9")
     assert str(caught.value).startswith("JetPack 9.9 is not in the matrix (it knows 6.2 (L4T 36.4.3), ")
+
+
+def test_rocm_queries_without_a_rocm_table_say_so():
+    with pytest.raises(UnknownRelease, match=r"^ROCm 6\.2 is not in the matrix \(it knows no ROCm releases: rocm\.toml is missing\)$"):
+        rocm_info(dataclasses.replace(MATRIX, rocm=None), "6.2")

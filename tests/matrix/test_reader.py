@@ -6,7 +6,10 @@ from __future__ import annotations
 import pytest
 
 from gpudoctor.errors import MatrixError
+from gpudoctor.matrix.broken import parse_rules
+from gpudoctor.matrix.gpu_specs import _spec
 from gpudoctor.matrix.reader import Reader
+from gpudoctor.matrix.row_readers import gpu
 
 ROW = {"name": "x", "n": 3, "flag": True, "list": ["a"], "versions": ["2.7", "2.8.1"], "urls": ["https://example.org/a"],
        "pins": {"2.7": "0.22"}, "arch": ["sm_80", "compute_90"], "rows": [{"v": "1.0"}, {"v": 2}]}
@@ -53,3 +56,16 @@ def test_each_wrong_value_names_the_file_and_key(read, message):
 def test_an_empty_required_source_list_is_refused():
     with pytest.raises(MatrixError, match=r"^matrices/x\.toml: key 'sources': must list at least one source URL$"):
         Reader("x.toml", {"sources": []}, "").urls("sources", required=True)
+
+
+def test_a_gpu_row_or_spec_without_names_is_refused():
+    for read, row in ((gpu, {"cc": "8.9", "architecture": "Ada", "names": []}), (_spec, {"name": "x", "names": []})):
+        with pytest.raises(MatrixError) as caught:
+            read(Reader("gpus.toml", row, "cc[3]"))
+        assert str(caught.value) == "matrices/gpus.toml: key 'cc[3].names': must list at least one product name"
+
+
+def test_a_known_broken_table_without_its_date_names_the_key():
+    with pytest.raises(MatrixError) as caught:
+        parse_rules({"sources": ["https://example.org"]}, lambda doc, where: Reader("known_broken.toml", doc, where))
+    assert str(caught.value) == "matrices/known_broken.toml: key 'reviewed': missing"
