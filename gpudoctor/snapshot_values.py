@@ -34,10 +34,12 @@ def compute_capability(value: str) -> str | None:
 
 
 def cuda_version(value: str) -> str | None:
-    """"12.1" stays; "CUDA 12.1" -> "12.1"; "cu121" -> "12.1", "cu90" -> "9.0"; None when it is not one."""
+    """"12.1" stays; "CUDA 12.1" -> "12.1"; "cu121" -> "12.1", "cu90" -> "9.0"; "cuda12" -> "12"; None when it is not one."""
     m = _CUDA_TAG.fullmatch(value)
     if m:
         digits = m.group(1)
+        if len(digits) == 2 and digits[0] == "1":  # "cuda12" is CUDA 12 (as in cupy-cuda12x): there was no CUDA 1.x
+            return digits
         return f"{int(digits[:-1])}.{digits[-1]}"
     if _VERSION_START.match(value):
         return value

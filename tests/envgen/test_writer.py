@@ -104,3 +104,23 @@ def test_a_failed_write_removes_the_directories_it_created(tmp_path, monkeypatch
     with pytest.raises(writer.OutputError):
         writer.write_files(tmp_path / "a" / "b", {"requirements.txt": "x\n"})
     assert list(tmp_path.iterdir()) == []
+
+
+def _no_hard_links(src, dst):  # a filesystem without hard links (FAT, some FUSE and network mounts) refuses link()
+    raise PermissionError(1, "Operation not permitted")
+
+
+def test_without_hard_links_the_file_is_still_written_and_still_not_clobbered(tmp_path, monkeypatch):
+    monkeypatch.setattr(writer.os, "link", _no_hard_links)
+    (path,) = write_files(tmp_path, {"requirements.txt": "torch==2.7.1\n"})
+    assert path.read_text() == "torch==2.7.1\n"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["requirements.txt"]  # no temporary file left behind
+    with pytest.raises(FileExistsError):
+        writer._link_no_clobber(tmp_path / "other.tmp", path)
+
+
+def test_existing_names_files_and_dangling_links_only(tmp_path):
+    (tmp_path / "environment.yml").write_text("theirs\n")
+    (tmp_path / "Dockerfile").symlink_to(tmp_path / "nowhere")
+    paths = [tmp_path / "environment.yml", tmp_path / "Dockerfile", tmp_path / "requirements.txt"]
+    assert writer.existing(paths) == paths[:2]
