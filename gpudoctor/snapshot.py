@@ -90,7 +90,7 @@ def _load(tp: Any, value: Any, path: str) -> Any:
         try:
             return tp(**kwargs)
         except TypeError as exc:  # a required field (ProbeError.probe) is missing
-            raise SnapshotError(f"key '{path or '.'}': {exc}") from None
+            raise SnapshotError(f"key '{_shown(path) or '.'}': {exc}") from None
     if origin is tuple:
         if not isinstance(value, list):
             raise _type_error(path, "a list", value)
@@ -109,7 +109,7 @@ def _load(tp: Any, value: Any, path: str) -> Any:
         if isinstance(value, bool) or not isinstance(value, int):
             raise _type_error(path, "an integer", value)
         if not -MAX_INT <= value <= MAX_INT:
-            raise SnapshotError(f"key '{path}' is out of range: {len(str(abs(value)))} digits (at most a 64-bit integer)")
+            raise SnapshotError(f"key '{_shown(path)}' is out of range: {len(str(abs(value)))} digits (at most a 64-bit integer)")
         return value
     if tp is str:
         if not isinstance(value, str):
@@ -131,7 +131,7 @@ def _json_type(value: Any) -> str:
 
 
 def _type_error(path: str, expected: str, value: Any) -> SnapshotError:
-    return SnapshotError(f"key '{path}' must be {expected}, got {_json_type(value)} ({_preview(value)})")
+    return SnapshotError(f"key '{_shown(path)}' must be {expected}, got {_json_type(value)} ({_preview(value)})")
 
 
 def _preview(value: Any) -> str:
@@ -141,3 +141,11 @@ def _preview(value: Any) -> str:
         return json.dumps(value)[:40]
     except (ValueError, RecursionError):
         return type(value).__name__
+
+
+def _shown(path: str) -> str:
+    """A key path as an error may quote it: the keys come from the snapshot, so a newline or an escape sequence in one
+    is shown escaped, keeping the library's error one line whatever prints it."""
+    from .render.escape import text
+
+    return text(path)

@@ -170,3 +170,11 @@ def test_a_model_type_without_a_converter_is_a_programming_error_naming_it():
 
     with pytest.raises(TypeError, match=r"^snapshot converter cannot handle <class 'float'> at gpus\[0\]\.x$"):
         _load(float, 1.5, "gpus[0].x")
+
+
+def test_a_key_with_a_newline_is_quoted_escaped_in_the_error():
+    # Keys come from the snapshot: the library's error stays one line, whatever prints it (found by hypothesis).
+    with pytest.raises(SnapshotError) as caught:
+        facts_from_dict({"host": {"env": {"A\nB\x1b[31m": 5}}}, "x")
+    assert "\n" not in str(caught.value) and "\x1b" not in str(caught.value)
+    assert "host.env.A\\nB" in str(caught.value)
