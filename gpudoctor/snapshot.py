@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import math
 import types
 import typing
 from functools import cache
@@ -49,7 +50,7 @@ def facts_from_dict(data: Any, origin: str = "snapshot") -> Facts:
         raise SnapshotError(f"{origin}: key 'schema' must be \"{SNAPSHOT_SCHEMA}\", got {schema!r}")
     if schema.split("/", 1)[1] != SNAPSHOT_SCHEMA.split("/", 1)[1]:
         raise SnapshotError(f"{origin}: snapshot schema {schema!r} is not supported (this gpudoctor reads {SNAPSHOT_SCHEMA})")
-    facts = _load(Facts, data, "")
+    facts = from_json_value(Facts, data, "")
     return normalise(dataclasses.replace(facts, schema=SNAPSHOT_SCHEMA))
 
 
@@ -71,14 +72,17 @@ def _hints(cls: type) -> dict[str, Any]:
     return typing.get_type_hints(cls)
 
 
-def _load(tp: Any, value: Any, path: str) -> Any:
+def from_json_value(tp: Any, value: Any, path: str = "") -> Any:
+    """JSON -> the type hint ``tp``: frozen dataclasses (unknown keys ignored: a newer gpudoctor may add keys),
+    tuples, optionals, dicts, str, int (64-bit), finite float, bool. The one converter for every gpudoctor document
+    read back (snapshots; bench results): a wrong type is a SnapshotError naming its key."""
     origin = typing.get_origin(tp)
     if origin in (Union, types.UnionType):
         args = typing.get_args(tp)
         if value is None and type(None) in args:
             return None
         (inner,) = [a for a in args if a is not type(None)]
-        return _load(inner, value, path)
+        return from_json_value(inner, value, path)
     if dataclasses.is_dataclass(tp):
         if not isinstance(value, dict):
             raise _type_error(path, "an object", value)
@@ -86,7 +90,7 @@ def _load(tp: Any, value: Any, path: str) -> Any:
         kwargs = {}
         for f in dataclasses.fields(tp):
             if f.name in value:  # unknown keys are kept forward-compatible: gpudoctor may add keys
-                kwargs[f.name] = _load(hints[f.name], value[f.name], _join(path, f.name))
+                kwargs[f.name] = from_json_value(hints[f.name], value[f.name], _join(path, f.name))
         try:
             return tp(**kwargs)
         except TypeError as exc:  # a required field (ProbeError.probe) is missing
@@ -95,12 +99,12 @@ def _load(tp: Any, value: Any, path: str) -> Any:
         if not isinstance(value, list):
             raise _type_error(path, "a list", value)
         (inner, _ellipsis) = typing.get_args(tp)
-        return tuple(_load(inner, item, f"{path}[{i}]") for i, item in enumerate(value))
+        return tuple(from_json_value(inner, item, f"{path}[{i}]") for i, item in enumerate(value))
     if origin is dict:
         if not isinstance(value, dict):
             raise _type_error(path, "an object", value)
         _key_tp, value_tp = typing.get_args(tp)
-        return {str(k): _load(value_tp, v, _join(path, str(k))) for k, v in value.items()}
+        return {str(k): from_json_value(value_tp, v, _join(path, str(k))) for k, v in value.items()}
     if tp is bool:
         if not isinstance(value, bool):
             raise _type_error(path, "true or false", value)
@@ -115,6 +119,10 @@ def _load(tp: Any, value: Any, path: str) -> Any:
         if not isinstance(value, str):
             raise _type_error(path, "a string", value)
         return value
+    if tp is float:
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+            raise _type_error(path, "a finite number", value)
+        return float(value)
     raise TypeError(f"snapshot converter cannot handle {tp!r} at {path}")  # a model change without a converter
 
 

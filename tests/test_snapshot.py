@@ -166,10 +166,20 @@ def test_errors_name_the_snapshot_when_no_origin_is_given():
 
 
 def test_a_model_type_without_a_converter_is_a_programming_error_naming_it():
-    from gpudoctor.snapshot import _load
+    from gpudoctor.snapshot import from_json_value
 
-    with pytest.raises(TypeError, match=r"^snapshot converter cannot handle <class 'float'> at gpus\[0\]\.x$"):
-        _load(float, 1.5, "gpus[0].x")
+    with pytest.raises(TypeError, match=r"^snapshot converter cannot handle <class 'complex'> at gpus\[0\]\.x$"):
+        from_json_value(complex, 1.5, "gpus[0].x")
+
+
+def test_floats_are_read_finite_and_never_from_a_boolean():
+    # Bench results are read back with the same converter as snapshots: their figures are floats.
+    from gpudoctor.snapshot import from_json_value
+
+    assert from_json_value(float, 3) == 3.0 and isinstance(from_json_value(float, 3), float)
+    for bad in (True, "1.5", float("nan"), float("inf")):
+        with pytest.raises(SnapshotError, match=r"^key 'x' must be a finite number"):
+            from_json_value(float, bad, "x")
 
 
 def test_a_key_with_a_newline_is_quoted_escaped_in_the_error():

@@ -11,8 +11,10 @@ import sys
 import tempfile
 from typing import Callable
 
-from gpudoctor.bench.model import MEASUREMENTS, PROGRESS_PREFIX, WORKER_SCHEMA, DeviceResult, Measurement, load_value
+from gpudoctor.bench.model import MEASUREMENTS, PROGRESS_PREFIX, WORKER_SCHEMA, DeviceResult, Measurement
+from gpudoctor.errors import SnapshotError
 from gpudoctor.runner import SpawnResult, Spawner, SubprocessRunner
+from gpudoctor.snapshot import from_json_value
 from gpudoctor.verify.child import _signal_name, child_env
 
 RESULT_FILE = "bench.json"
@@ -93,8 +95,8 @@ def _parse(text: str | None) -> tuple[dict | None, str | None]:
         data = json.loads(text)
         if not isinstance(data, dict) or data.get("schema") != WORKER_SCHEMA:
             return None, f"not a {WORKER_SCHEMA} document"
-        data["measurements"] = [load_value(Measurement, m, "measurements") for m in data.get("measurements") or []]
+        data["measurements"] = [from_json_value(Measurement, m, "measurements") for m in data.get("measurements") or []]
         data["measurements"] = [m for m in data["measurements"] if m.name in MEASUREMENTS]
         return data, None
-    except (ValueError, TypeError) as exc:
+    except (ValueError, TypeError, SnapshotError) as exc:
         return None, f"{type(exc).__name__}: {str(exc)[:200]}"

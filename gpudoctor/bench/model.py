@@ -6,12 +6,11 @@ from __future__ import annotations
 
 import dataclasses
 import math
-import types
-import typing
 from dataclasses import dataclass
-from typing import Any, Union
+from typing import Any
 
-from gpudoctor.errors import GpuDoctorError
+from gpudoctor.errors import GpuDoctorError, SnapshotError
+from gpudoctor.snapshot import from_json_value
 
 BENCH_SCHEMA = "gpudoctor.bench/1"
 WORKER_SCHEMA = "gpudoctor.bench.worker/1"
@@ -223,36 +222,8 @@ def report_from_dict(data: Any, origin: str) -> BenchReport:
     if not isinstance(data, dict) or data.get("schema") != BENCH_SCHEMA:
         raise BenchFileError(f"{origin}: not a saved gpudoctor bench result (schema {BENCH_SCHEMA})")
     try:
-        return load_value(BenchReport, data, "")
-    except (TypeError, ValueError) as exc:
+        return from_json_value(BenchReport, data)
+    except SnapshotError as exc:
         raise BenchFileError(f"{origin}: {exc}") from None
 
 
-def load_value(tp: Any, value: Any, path: str) -> Any:
-    """JSON -> the type hint ``tp`` (dataclasses, tuples, optionals, str, int, float, bool); unknown keys ignored."""
-    origin = typing.get_origin(tp)
-    if origin in (Union, types.UnionType):
-        args = typing.get_args(tp)
-        if value is None and type(None) in args:
-            return None
-        (inner,) = [a for a in args if a is not type(None)]
-        return load_value(inner, value, path)
-    if dataclasses.is_dataclass(tp):
-        if not isinstance(value, dict):
-            raise ValueError(f"key '{path or '.'}' must be an object")
-        hints = typing.get_type_hints(tp)
-        kwargs = {f.name: load_value(hints[f.name], value[f.name], f"{path}.{f.name}".lstrip("."))
-                  for f in dataclasses.fields(tp) if f.name in value}  # fmt: skip
-        return tp(**kwargs)
-    if origin is tuple:
-        if not isinstance(value, list):
-            raise ValueError(f"key '{path}' must be a list")
-        inner = typing.get_args(tp)[0]
-        return tuple(load_value(inner, item, f"{path}[{i}]") for i, item in enumerate(value))
-    if tp is float and isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value):
-        return float(value)
-    if tp is int and isinstance(value, int) and not isinstance(value, bool) and abs(value) < 2**63:
-        return value
-    if tp in (str, bool) and isinstance(value, tp):
-        return value
-    raise ValueError(f"key '{path}' must be {getattr(tp, '__name__', tp)}, got {type(value).__name__}")

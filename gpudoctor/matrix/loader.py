@@ -6,14 +6,13 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from ..errors import MatrixError
 from . import row_readers as rows
 from .gpu_specs import parse_spec_table
 from .jax_table import jax_table
 from .keras import load_keras_table
 from .model import Matrix
 from .platforms import load_platforms  # platforms.toml: macOS, aarch64, Jetson, base images
-from .reader import Reader
+from .reader import Reader, read_toml
 from .rocm import load_rocm  # rocm.toml + amd_gpus.toml: ROCm wheels, AMD GPUs
 from .versions import vtuple
 from .xid import load_xid  # xid.toml: NVIDIA Xid numbers, meanings, remedies
@@ -29,14 +28,7 @@ def parse_and_validate(directory: Path) -> Matrix:
 
     docs: dict[str, dict[str, Any]] = {}
     for name in MATRIX_FILES:
-        path = directory / name
-        try:
-            with path.open("rb") as fh:
-                docs[name] = tomllib.load(fh)
-        except FileNotFoundError:
-            raise MatrixError(f"{path}: matrix file missing") from None
-        except tomllib.TOMLDecodeError as exc:
-            raise MatrixError(f"{path}: not valid TOML ({exc})") from None
+        docs[name] = read_toml(directory / name, tomllib)
     reviewed: dict[str, str] = {}
     sources: dict[str, tuple[str, ...]] = {}
     for name, doc in docs.items():
@@ -101,14 +93,9 @@ def _with_wheels_and_rules(matrix: Matrix, directory: Path, tomllib) -> Matrix:
 
     docs = {}
     for name in (WHEELS_FILE, BROKEN_FILE):
-        path = directory / name
-        if not path.exists():
-            continue
-        try:
-            with path.open("rb") as fh:
-                docs[name] = tomllib.load(fh)
-        except tomllib.TOMLDecodeError as exc:
-            raise MatrixError(f"{path}: not valid TOML ({exc})") from None
+        doc = read_toml(directory / name, tomllib, required=False)
+        if doc is not None:
+            docs[name] = doc
     changes: dict[str, Any] = {}
     if WHEELS_FILE in docs:
         overlay = parse_overlay(docs[WHEELS_FILE], lambda data, where: Reader(WHEELS_FILE, data, where))

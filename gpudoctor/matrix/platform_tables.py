@@ -13,7 +13,7 @@ from typing import Any
 
 from ..errors import MatrixError
 from .broken import in_range, parse_range
-from .reader import Reader
+from .reader import Reader, read_toml
 from .versions import series, try_vtuple, vtuple
 
 FILES = ("jetpack.toml", "apple.toml", "accelerators.toml")
@@ -99,14 +99,9 @@ class PlatformTables:
 def load_platform_tables(directory: Path, tomllib: Any) -> PlatformTables:
     docs = {}
     for name in FILES:
-        path = Path(directory) / name
-        if not path.exists():
-            continue
-        try:
-            with path.open("rb") as fh:
-                docs[name] = tomllib.load(fh)
-        except tomllib.TOMLDecodeError as exc:
-            raise MatrixError(f"{path}: not valid TOML ({exc})") from None
+        doc = read_toml(Path(directory) / name, tomllib, required=False)
+        if doc is not None:
+            docs[name] = doc
     readers = {name: Reader(name, doc, "") for name, doc in docs.items()}
     try:
         return PlatformTables(

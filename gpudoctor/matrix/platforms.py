@@ -13,6 +13,7 @@ from typing import Any
 
 from ..errors import MatrixError
 from .model import series, vtuple
+from .reader import read_toml
 
 FILE = "platforms.toml"
 
@@ -117,13 +118,7 @@ class Platforms:
 
 def load_platforms(directory: Path, tomllib: Any) -> Platforms:
     path = Path(directory) / FILE
-    try:
-        with path.open("rb") as fh:
-            doc = tomllib.load(fh)
-    except FileNotFoundError:
-        raise MatrixError(f"{path}: matrix file missing") from None
-    except tomllib.TOMLDecodeError as exc:
-        raise MatrixError(f"{path}: not valid TOML ({exc})") from None
+    doc = read_toml(path, tomllib)
     try:
         torch, tf, jetson = doc["torch"], doc["tensorflow"], doc["jetson"]
         images = tuple(

@@ -4,6 +4,7 @@ MatrixError that names the file and the key path ("matrices/torch.toml: key 'rel
 from __future__ import annotations
 
 import re
+from pathlib import Path
 from typing import Any
 
 from ..errors import MatrixError
@@ -11,6 +12,21 @@ from .arch import parse_arch
 from .versions import vtuple
 
 _DATE_RE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
+
+
+
+def read_toml(path: Path, tomllib: Any, *, required: bool = True) -> dict[str, Any] | None:
+    """One matrix file, parsed: MatrixError (one line, naming the file) for invalid TOML, and for a missing file that
+    is ``required``; None for a missing optional one (a hand-built matrix directory may leave it out)."""
+    try:
+        with Path(path).open("rb") as fh:
+            return tomllib.load(fh)
+    except FileNotFoundError:
+        if required:
+            raise MatrixError(f"{path}: matrix file missing") from None
+        return None
+    except tomllib.TOMLDecodeError as exc:
+        raise MatrixError(f"{path}: not valid TOML ({exc})") from None
 
 
 class Reader:

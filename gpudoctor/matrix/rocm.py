@@ -8,8 +8,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ..errors import MatrixError
-from .reader import Reader
+from .reader import Reader, read_toml
 from .versions import vtuple
 
 ROCM_FILE = "rocm.toml"
@@ -107,14 +106,10 @@ def load_rocm(directory: Path, tomllib: Any) -> RocmTable | None:
     """Both files, validated; None when rocm.toml is absent (a hand-built matrix directory)."""
     docs = {}
     for name in (ROCM_FILE, AMD_GPUS_FILE):
-        path = Path(directory) / name
-        if not path.exists():
+        doc = read_toml(Path(directory) / name, tomllib, required=False)
+        if doc is None:
             return None
-        try:
-            with path.open("rb") as fh:
-                docs[name] = tomllib.load(fh)
-        except tomllib.TOMLDecodeError as exc:
-            raise MatrixError(f"{path}: not valid TOML ({exc})") from None
+        docs[name] = doc
     top = Reader(ROCM_FILE, docs[ROCM_FILE], "")
     wheels = tuple(sorted((_wheel(t) for t in top.tables("wheel")), key=lambda w: vtuple(w.torch)))
     gpus_doc = Reader(AMD_GPUS_FILE, docs[AMD_GPUS_FILE], "")

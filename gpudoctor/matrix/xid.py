@@ -7,8 +7,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ..errors import MatrixError
-from .reader import Reader
+from .reader import Reader, read_toml
 
 XID_FILE = "xid.toml"
 # The remedies, mildest first; a finding about several Xids asks for the strongest of them.
@@ -40,14 +39,9 @@ class XidTable:
 
 def load_xid(directory: Path, tomllib: Any) -> XidTable | None:
     """The table, validated; None when xid.toml is absent (a hand-built matrix directory)."""
-    path = Path(directory) / XID_FILE
-    if not path.exists():
+    doc = read_toml(Path(directory) / XID_FILE, tomllib, required=False)
+    if doc is None:
         return None
-    try:
-        with path.open("rb") as fh:
-            doc = tomllib.load(fh)
-    except tomllib.TOMLDecodeError as exc:
-        raise MatrixError(f"{path}: not valid TOML ({exc})") from None
     top = Reader(XID_FILE, doc, "")
     rows = tuple(_row(t) for t in top.tables("xid"))
     seen: set[int] = set()

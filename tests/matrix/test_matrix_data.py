@@ -158,3 +158,21 @@ def test_loader_rejects_broken_toml(tmp_path):
 
 def test_load_is_cached():
     assert load_matrix() is load_matrix()
+
+
+def test_every_matrix_file_is_read_one_way(tmp_path):
+    # One reader for every matrix file (matrix.reader.read_toml): a broken file names itself in one line, a missing
+    # required one says so, a missing optional one is None.
+    import tomllib
+
+    from gpudoctor.errors import MatrixError
+    from gpudoctor.matrix.reader import read_toml
+
+    (tmp_path / "bad.toml").write_text("x = [\n")
+    with pytest.raises(MatrixError, match=r"bad\.toml: not valid TOML"):
+        read_toml(tmp_path / "bad.toml", tomllib, required=False)
+    with pytest.raises(MatrixError, match=r"gone\.toml: matrix file missing"):
+        read_toml(tmp_path / "gone.toml", tomllib)
+    assert read_toml(tmp_path / "gone.toml", tomllib, required=False) is None
+    (tmp_path / "ok.toml").write_text('reviewed = "2026-11-24"\n')
+    assert read_toml(tmp_path / "ok.toml", tomllib) == {"reviewed": "2026-11-24"}
