@@ -61,3 +61,16 @@ def pytest_collection_modifyitems(config, items):
             item.add_marker(pytest.mark.skip(reason="needs an NVIDIA GPU (nvidia-smi -L lists none)"))
         if item.get_closest_marker("no_gpu") and has_gpu:
             item.add_marker(pytest.mark.skip(reason="states what a machine without a GPU sees; this one has a GPU"))
+
+
+# TensorFlow, JAX and torch (with triton) abort the interpreter when loaded into one process; the suite imports torch
+# in-process for the GPU-code-on-CPU tests, so TensorFlow and JAX may only run in child processes. A test that loads
+# either here fails at once, naming itself, instead of aborting a later test (pytest.importorskip imports the module).
+@pytest.fixture(autouse=True)
+def _tensorflow_and_jax_stay_in_child_processes(request):
+    import sys
+
+    before = {name for name in ("tensorflow", "jax") if name in sys.modules}
+    yield
+    loaded = sorted(name for name in ("tensorflow", "jax") if name in sys.modules and name not in before)
+    assert not loaded, f"{request.node.nodeid} imported {loaded} into the test process: run it in a child process"
