@@ -26,6 +26,7 @@ MAX_TEXT = 300
 
 @dataclass(frozen=True)
 class XidLine:
+    """An Xid line found in kernel log text, with its line number and GPU bus id."""
     line: int  # 1-based line number in the text
     xid: int
     pci_bus_id: str
@@ -34,6 +35,7 @@ class XidLine:
 
 @dataclass(frozen=True)
 class OffBusLine:
+    """A 'GPU has fallen off the bus' line found in kernel log text."""
     line: int
     pci_bus_id: str
 
