@@ -16,6 +16,7 @@ from typing import Callable, Mapping, Protocol, Sequence
 
 @dataclass(frozen=True)
 class CommandResult:
+    """What a finished command gave: exit code, output, or why it could not run."""
     argv: tuple[str, ...]
     returncode: int | None  # None: it could not start or timed out (see ``error``)
     stdout: str = ""
@@ -58,6 +59,7 @@ class SubprocessRunner:
 
 @dataclass(frozen=True)
 class SpawnResult:
+    """How a spawned child process ended: exit code or signal, timeout, and its wall time."""
     argv: tuple[str, ...]
     returncode: int | None  # negative: killed by that signal (Popen's convention); None: it could not start
     timed_out: bool = False  # it ran past the timeout and its process group was killed

@@ -32,7 +32,7 @@ import gpudoctor
 names = sorted(m.name for m in pkgutil.walk_packages(gpudoctor.__path__, "gpudoctor.")
                if "_cases" not in m.name and not m.name.endswith("__main__"))
 if sys.argv[3] == "model":
-    names = ["gpudoctor.model.facts", "gpudoctor.model.report"]
+    names = ["gpudoctor.model.facts", "gpudoctor.model.node_health", "gpudoctor.model.report"]
 for name in names:
     importlib.import_module(name)
 def _default(field):  # MISSING and factories print with their addresses, which differ between processes

@@ -19,6 +19,7 @@ CheckFunction = Callable[[Facts, "Matrix | None"], Iterable[Finding]]
 
 @dataclass(frozen=True)
 class RegisteredCheck:
+    """A check function as the registry holds it: its name and the report section it judges."""
     name: str  # the function's name, for --list and crash reports
     function: CheckFunction
     section: Section | None = None

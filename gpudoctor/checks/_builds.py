@@ -22,6 +22,7 @@ MVC_URL = "https://docs.nvidia.com/deploy/cuda-compatibility/minor-version-compa
 
 @dataclass(frozen=True)
 class Build:
+    """One installed framework build (torch or TensorFlow) as the build checks compare it with the GPU and driver."""
     framework: str  # "torch" | "tensorflow"
     version: str  # as installed: "2.7.1+cu128", "2.16.1"
     cuda: str | None  # CUDA of the build; None: CPU build or unknown

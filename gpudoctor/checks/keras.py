@@ -25,6 +25,7 @@ MULTI_BACKEND_NOTES = "https://github.com/keras-team/keras/releases/tag/2.3.0"
 
 @dataclass(frozen=True)
 class _Package:
+    """The keras or tf-keras distribution as python_packages reports it: installed, absent or unknown."""
     state: str  # "installed" | "absent" (probed, not there) | "unknown"
     version: Version | None = None
     text: str | None = None
@@ -32,6 +33,7 @@ class _Package:
 
 @dataclass(frozen=True)
 class _Setup:
+    """What the Keras checks judge: the Keras table, the installed TensorFlow and both Keras packages."""
     table: KerasTable
     tf: Version
     tf_text: str

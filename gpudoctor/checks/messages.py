@@ -19,16 +19,17 @@ from ._facts import gpu_presence, symptoms
 if TYPE_CHECKING:
     from ..matrix.model import Matrix
 
-_CUDA_LIBS = re.compile(r"^(?:lib)?(cudart|cublas|cublasLt|cufft|curand|cusolver|cusparse|cudnn|nvrtc)(?:64)?[._]", re.I)
-_SONAME_CUDA = re.compile(r"(?:lib)?(?:cudart|cublas|cufft|curand|cusolver|cusparse)(?:\.so\.(\d+)(?:\.(\d+))?|64_(\d+))")
-_SONAME_CUDNN = re.compile(r"(?:lib)?cudnn(?:\.so\.|64_)(\d+)")
-_LIBCUDA = re.compile(r"^libcuda\.so|^nvcuda\.dll|^libnvidia-ml\.so", re.I)
+# Pattern texts: re.match/re.search compile them on first use (re's own cache), since only pasted logs need them.
+_CUDA_LIBS = r"^(?:lib)?(cudart|cublas|cublasLt|cufft|curand|cusolver|cusparse|cudnn|nvrtc)(?:64)?[._]"  # re.I
+_SONAME_CUDA = r"(?:lib)?(?:cudart|cublas|cufft|curand|cusolver|cusparse)(?:\.so\.(\d+)(?:\.(\d+))?|64_(\d+))"
+_SONAME_CUDNN = r"(?:lib)?cudnn(?:\.so\.|64_)(\d+)"
+_LIBCUDA = r"^libcuda\.so|^nvcuda\.dll|^libnvidia-ml\.so"  # re.I
 
 
 def _soname_cuda(subject: str) -> str | None:
     """The CUDA a library name asks for: libcudart.so.11.0 -> 11.0, libcublas.so.11 -> 11 (the major only),
     cudart64_110.dll -> 11.0, cudart64_90.dll -> 9.0, cublas64_12.dll -> 12 (Windows: CUDA 11+ by the major alone)."""
-    m = _SONAME_CUDA.search(subject)
+    m = re.search(_SONAME_CUDA, subject)
     if not m or m.group(1):
         return (f"{m.group(1)}.{m.group(2)}" if m.group(2) else m.group(1)) if m else None
     digits = m.group(3)
@@ -144,7 +145,7 @@ def no_kernel_image_from_message(facts: Facts, matrix: "Matrix | None") -> Itera
 
 
 def cuda_libraries_not_loadable(facts: Facts, matrix: "Matrix | None") -> Iterator[Finding]:
-    found = [s for s in symptoms(facts, "library-not-loadable") if s.subject and _CUDA_LIBS.match(s.subject)]
+    found = [s for s in symptoms(facts, "library-not-loadable") if s.subject and re.match(_CUDA_LIBS, s.subject, re.I)]
     found += symptoms(facts, "tf-gpu-libs-missing")
     if not found:
         return
@@ -156,7 +157,7 @@ def cuda_libraries_not_loadable(facts: Facts, matrix: "Matrix | None") -> Iterat
         cuda = _soname_cuda(subject)
         if cuda and f"CUDA {cuda}" not in needs:
             needs.append(f"CUDA {cuda}")
-        m = _SONAME_CUDNN.search(subject)
+        m = re.search(_SONAME_CUDNN, subject)
         if m and f"cuDNN {m.group(1)}" not in needs:
             needs.append(f"cuDNN {m.group(1)}")
     evidence = _lines(found) + ((f"the build looks for {' and '.join(needs)} ({', '.join(dict.fromkeys(subjects))})",) if needs else ())
@@ -189,7 +190,7 @@ def cuda_libraries_not_loadable(facts: Facts, matrix: "Matrix | None") -> Iterat
 
 
 def driver_library_not_loadable(facts: Facts, matrix: "Matrix | None") -> Iterator[Finding]:
-    found = [s for s in symptoms(facts, "library-not-loadable") if s.subject and _LIBCUDA.match(s.subject)]
+    found = [s for s in symptoms(facts, "library-not-loadable") if s.subject and re.match(_LIBCUDA, s.subject, re.I)]
     found += symptoms(facts, "no-driver-found")
     if not found or (facts.host and (facts.host.wsl or facts.host.container)):
         return  # WSL and containers have their own findings for a missing libcuda

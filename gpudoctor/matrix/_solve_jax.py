@@ -14,6 +14,7 @@ INSTALL_URL = "https://docs.jax.dev/en/latest/installation.html"
 
 @dataclass(frozen=True)
 class JaxChoice:
+    """The jax release and CUDA plugin the solver picked, as a pip requirement with the reasons."""
     version: str  # "0.10.2"
     plugin: str | None  # "cuda13" | "cuda12" | None (the CPU build)
     requirement: str  # 'jax[cuda13]==0.10.2' or 'jax==0.10.2'

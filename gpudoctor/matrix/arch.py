@@ -18,6 +18,7 @@ _CC_RE = re.compile(r"^(\d{1,4})\.(\d{1,4})(\+ptx)?$")
 
 @dataclass(frozen=True)
 class ArchEntry:
+    """One compiled GPU target of a build: SASS or PTX for a compute capability."""
     kind: str  # "sass" | "ptx"
     cc: tuple[int, int]
     suffix: str = ""  # "" | "a" (this exact CC only) | "f" (family: same major, equal or higher minor)

@@ -63,6 +63,7 @@ def in_range(version: str | None, text: str) -> bool | None:
 
 @dataclass(frozen=True)
 class BrokenRule:
+    """A known-broken combination from known_broken.toml: when it applies, why it fails and the fix."""
     key: str  # the rule's own stable key (kebab-case), shown in the evidence; the finding id is known-broken-combination
     title: str  # one line; {framework} {version} {gpu} {cc} {python} {cudnn} are filled in
     why: str  # the mechanism, one sentence (evidence)

@@ -10,6 +10,7 @@ from .model import Matrix, try_vtuple, version_ge, vtuple
 
 @dataclass(frozen=True)
 class DriverVerdict:
+    """Whether a driver can run a build's CUDA, and the driver versions that decide it."""
     ok: bool | None  # None: cannot tell (no driver facts, or a CUDA major the matrix does not know)
     mode: str | None  # "native" (driver CUDA >= build CUDA) | "minor-version compatibility" | None
     driver_cuda: str | None  # the CUDA the driver supports (given or derived)

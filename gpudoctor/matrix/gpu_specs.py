@@ -14,6 +14,7 @@ PRECISIONS = ("fp32", "tf32", "fp16", "bf16")
 
 @dataclass(frozen=True)
 class GpuSpec:
+    """One GPU model's published peak figures (TFLOPS per precision, memory size and bandwidth)."""
     name: str  # "H100 SXM5 80GB"
     names: tuple[str, ...]  # nvidia-smi product names this row answers for, matched exactly
     tflops: Mapping[str, float] = field(default_factory=dict)  # precision -> dense peak; a missing key = unknown
@@ -29,6 +30,7 @@ class GpuSpec:
 
 @dataclass(frozen=True)
 class GpuSpecTable:
+    """The GPU spec table: models, tensor-core floors, PCIe lane rates and the bench floors."""
     specs: tuple[GpuSpec, ...] = ()
     tensor_min_cc: Mapping[str, str] = field(default_factory=dict)  # precision -> lowest cc with tensor cores for it
     pcie_lane_gbs: Mapping[int, float] = field(default_factory=dict)  # generation -> GB/s per lane per direction

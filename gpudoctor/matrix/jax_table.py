@@ -26,6 +26,7 @@ class JaxCudaMajor:
 
 @dataclass(frozen=True)
 class JaxRelease:
+    """A series of jax releases with the Pythons, CUDA plugins and minimum cuDNN/jaxlib they accept."""
     versions: tuple[str, ...]
     python: tuple[str, ...]
     plugins: tuple[str, ...]  # the CUDA plugin wheels PyPI serves for these versions: ("cuda12", "cuda13")
@@ -43,6 +44,7 @@ class JaxRelease:
 
 @dataclass(frozen=True)
 class JaxTable:
+    """The jax matrix: CUDA majors and releases of jax.toml, with its sources and review date."""
     majors: tuple[JaxCudaMajor, ...]
     releases: tuple[JaxRelease, ...]  # oldest first
     sources: tuple[str, ...] = ()

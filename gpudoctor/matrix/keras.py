@@ -89,6 +89,7 @@ class KerasForTf:
 
 @dataclass(frozen=True)
 class KerasTable:
+    """The Keras matrix: which TensorFlow bundles which Keras, and the standalone Keras releases."""
     bundled_until: str  # the last TensorFlow minor with tf.keras inside it
     keras3_since: str  # the first TensorFlow minor whose tf.keras is Keras 3
     legacy_env: str  # "TF_USE_LEGACY_KERAS"
@@ -161,6 +162,7 @@ def pin_for_tf(table: KerasTable, tf_version: str) -> KerasPin | None:
 
 @dataclass(frozen=True)
 class KerasInfo:
+    """What one Keras release needs from TensorFlow, as `gpudoctor matrix` shows it."""
     keras: str
     kind: str  # "multi-backend" | "tf.keras redirect" | "tf.keras of TensorFlow 2.x" | "keras 3"
     tensorflow: str  # the requirement on TensorFlow, as a PEP 440 specifier or a series list

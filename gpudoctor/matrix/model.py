@@ -46,6 +46,7 @@ __all__ = [
 
 @dataclass(frozen=True)
 class Matrix:
+    """The whole compatibility matrix loaded from matrices/*.toml, with each file's sources."""
     reviewed: str  # the oldest "reviewed" date of the files: "2026-11-21"
     sources: Mapping[str, tuple[str, ...]]  # file name -> its top-level source URLs
     cuda_majors: tuple[CudaMajor, ...]

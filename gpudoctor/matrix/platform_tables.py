@@ -21,6 +21,7 @@ FILES = ("jetpack.toml", "apple.toml", "accelerators.toml")
 
 @dataclass(frozen=True)
 class JetpackRelease:
+    """One JetPack release and the L4T, CUDA, cuDNN and TensorRT it ships."""
     jetpack: str  # "6.2"
     l4t: str  # "36.4.3"
     cuda: str  # "12.6"
@@ -41,6 +42,7 @@ class JetpackRelease:
 
 @dataclass(frozen=True)
 class MetalPairing:
+    """A tensorflow-metal series and the TensorFlow range (and Pythons) it works with."""
     plugin: str  # tensorflow-metal series: "1.1"
     tensorflow: str  # a range: ">=2.14,<2.18"
     python: tuple[str, ...] = ()  # Pythons with a macOS arm64 wheel of it; empty: not recorded
@@ -48,6 +50,7 @@ class MetalPairing:
 
 @dataclass(frozen=True)
 class AppleTable:
+    """What a Mac needs for PyTorch's MPS and for tensorflow-metal."""
     mps_min_macos: str
     mps_torch_since: str
     metal: tuple[MetalPairing, ...]
@@ -61,6 +64,7 @@ class AppleTable:
 
 @dataclass(frozen=True)
 class AcceleratorNotes:
+    """Notes on the non-CUDA accelerators (DirectML, Intel XPU, MXNet), keyed by topic."""
     directml: dict[str, str]
     xpu: dict[str, str]
     mxnet: dict[str, str]
@@ -68,6 +72,7 @@ class AcceleratorNotes:
 
 @dataclass(frozen=True)
 class PlatformTables:
+    """The platform tables (Jetson, Apple, other accelerators) with their review dates and sources."""
     jetpack: tuple[JetpackRelease, ...] = ()  # newest first
     apple: AppleTable | None = None
     accelerators: AcceleratorNotes | None = None

@@ -20,6 +20,7 @@ FILE = "platforms.toml"
 
 @dataclass(frozen=True)
 class CudaImage:
+    """An nvidia/cuda Docker image with the cuDNN and Pythons it offers."""
     cuda: str  # "11.2"
     cudnn: str  # "8"
     image: str  # "nvidia/cuda:11.2.2-cudnn8-runtime-ubuntu20.04"
@@ -52,6 +53,7 @@ class CondaImage:
 
 @dataclass(frozen=True)
 class TfCondaRecipe:
+    """How a conda environment supplies CUDA and cuDNN to a range of TensorFlow releases."""
     series: tuple[str, ...]  # ("2.12", "2.13")
     conda: tuple[str, ...]  # ("cudatoolkit=11.8.0",)
     pip: tuple[str, ...]  # ("nvidia-cudnn-cu11==8.6.0.163",)
@@ -63,6 +65,7 @@ class TfCondaRecipe:
 
 @dataclass(frozen=True)
 class Platforms:
+    """Framework support beyond Linux x86_64 (macOS, Linux aarch64, Jetson), the Docker images and conda recipes."""
     torch_macos_x86_64_last: str
     torch_linux_aarch64_cuda_since: str
     torch_linux_aarch64_arch: tuple[str, ...]

@@ -18,6 +18,7 @@ _GFX = re.compile(r"gfx[0-9]{1,2}[0-9a-f]{2}")
 
 @dataclass(frozen=True)
 class RocmWheel:
+    """A torch release series' ROCm wheels: the ROCm indexes and the gfx targets compiled in."""
     torch: str  # release series: "2.8"
     rocm: tuple[str, ...]  # ("6.3", "6.4"): the download.pytorch.org/whl/rocmX.Y indexes it was published to
     arch: tuple[str, ...]  # gfx targets compiled in
@@ -32,12 +33,14 @@ class RocmWheel:
 
 @dataclass(frozen=True)
 class AmdGpuModel:
+    """AMD GPU product names and the gfx target they share."""
     names: tuple[str, ...]
     gfx: str
 
 
 @dataclass(frozen=True)
 class RocmImage:
+    """A rocm/dev-ubuntu Docker image for one ROCm release of the wheel index."""
     rocm: str  # "6.4": the wheel index's ROCm release it serves
     image: str  # "rocm/dev-ubuntu-22.04:6.4.4"
     python: str  # the image's apt python3
@@ -48,6 +51,7 @@ class RocmImage:
 
 @dataclass(frozen=True)
 class RocmTable:
+    """The ROCm matrix: torch wheels, AMD GPUs, the wheel index and its sources."""
     wheels: tuple[RocmWheel, ...]  # oldest first
     gpus: tuple[AmdGpuModel, ...]
     index_url: str

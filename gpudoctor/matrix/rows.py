@@ -30,6 +30,7 @@ class _Release:
 
 @dataclass(frozen=True)
 class CudaMajor:
+    """A CUDA major version and the oldest Linux and Windows drivers that run it."""
     major: int
     linux_floor: str | None
     windows_floor: str | None
@@ -41,6 +42,7 @@ class CudaMajor:
 
 @dataclass(frozen=True)
 class CudaRelease:
+    """One CUDA toolkit release and the drivers it needs and ships."""
     version: str  # "12.8.1"
     label: str  # "12.8 Update 1"
     linux: str | None  # minimum Linux driver
@@ -61,6 +63,7 @@ class CudaRelease:
 
 @dataclass(frozen=True)
 class CudaTargets:
+    """The compute capabilities a CUDA release (and later ones) can compile for."""
     since: str
     min_cc: str
     max_cc: str
@@ -69,6 +72,7 @@ class CudaTargets:
 
 @dataclass(frozen=True)
 class TorchVariant:
+    """One wheel variant of a torch release (cu126, cpu...): its CUDA and compiled architectures."""
     tag: str  # wheel index tag: "cu126", "cpu"
     cuda: str | None  # "12.6"; None for CPU
     arch: tuple[str, ...] | None = None  # torch.cuda.get_arch_list() of the wheel; None = unknown
@@ -87,6 +91,7 @@ class TorchVariant:
 
 @dataclass(frozen=True)
 class TorchRelease(_Release):
+    """A torch release series: patch versions, Pythons and wheel variants."""
     versions: tuple[str, ...]  # known patch releases, oldest first; the last is installed by the solver
     released: str | None
     python: tuple[str, ...]
@@ -124,6 +129,7 @@ def _companion(name: str, pin: str | None, minor_series: str | None) -> str | No
 
 @dataclass(frozen=True)
 class TfRelease(_Release):
+    """A TensorFlow release series: patch versions, Pythons, and the CUDA and cuDNN it was built with."""
     versions: tuple[str, ...]
     python: tuple[str, ...]
     cuda: str
@@ -173,6 +179,7 @@ class TfRelease(_Release):
 
 @dataclass(frozen=True)
 class CudnnRelease:
+    """A cuDNN release and the CUDA versions and compute capabilities it supports."""
     version: str
     first: str | None = None  # first release of the row's range ("8.9.5" for the 8.9.5/8.9.6 row)
     cuda: tuple[tuple[str, str], ...] = ()
@@ -184,6 +191,7 @@ class CudnnRelease:
 
 @dataclass(frozen=True)
 class GpuModel:
+    """NVIDIA GPU product names with their compute capability and architecture."""
     cc: str
     architecture: str
     names: tuple[str, ...]

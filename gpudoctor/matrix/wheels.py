@@ -21,6 +21,7 @@ WHEELS_FILE = "wheels.toml"
 
 @dataclass(frozen=True)
 class WheelRelease:
+    """One exact framework release on the package index and the Pythons its wheels cover."""
     package: str  # "torch" | "tensorflow" | "tensorflow-gpu"
     version: str  # exact release, "1.13.1"
     source: str  # the release's files on the package index
@@ -44,6 +45,7 @@ class WheelRelease:
 
 @dataclass(frozen=True)
 class WheelOverlay:
+    """Per-release wheel facts (wheels.toml) that refine the series rows, keyed by package and version."""
     reviewed: str | None = None
     sources: tuple[str, ...] = ()
     releases: Mapping[tuple[str, str], WheelRelease] = field(default_factory=dict)

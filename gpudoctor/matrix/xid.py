@@ -16,6 +16,7 @@ ACTIONS = ("none", "restart-app", "reset-gpu", "reboot", "service")
 
 @dataclass(frozen=True)
 class XidRow:
+    """One NVIDIA Xid error: its driver name, meaning and the action NVIDIA recommends."""
     xid: int
     mnemonic: str  # the driver's name for it (nverror.h): "ROBUST_CHANNEL_GPU_HAS_FALLEN_OFF_THE_BUS"
     meaning: str
@@ -28,6 +29,7 @@ class XidRow:
 
 @dataclass(frozen=True)
 class XidTable:
+    """The Xid catalog of xid.toml, with its source and review date."""
     rows: tuple[XidRow, ...]
     catalog_url: str
     sources: tuple[str, ...]

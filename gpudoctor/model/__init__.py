@@ -1,5 +1,6 @@
-"""The domain, shared by every layer: the facts a probe saw (facts.py) and the findings a check made of them
-(report.py). Importers use ``gpudoctor.model``; the split keeps each module to one job."""
+"""The domain, shared by every layer: the facts a probe saw (facts.py; GPU health and kernel log in node_health.py)
+and the findings a check made of them (report.py). Importers use ``gpudoctor.model``; the split keeps each module
+to one job."""
 
 from .facts import (
     SNAPSHOT_SCHEMA,
@@ -11,11 +12,9 @@ from .facts import (
     Facts,
     Frameworks,
     Gpu,
-    GpuHealth,
     Host,
     Jetson,
     Notebook,
-    KernelLog,
     GpuProcess,
     JaxBuild,
     Libraries,
@@ -27,8 +26,8 @@ from .facts import (
     Symptom,
     TensorflowBuild,
     TorchBuild,
-    XidEvent,
 )
+from .node_health import GpuHealth, KernelLog, XidEvent
 from .inferred import gpu_implied_by_driver
 from .report import (
     REPORT_SCHEMA,

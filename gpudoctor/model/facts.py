@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from gpudoctor.model.node_health import GpuHealth, KernelLog
+
 SNAPSHOT_SCHEMA = "gpudoctor.facts/1"
 
 
@@ -32,6 +34,7 @@ class Notebook:
 
 @dataclass(frozen=True)
 class Host:
+    """The machine and the Python running gpudoctor: OS, kernel, architecture, container and relevant variables."""
     os: str | None = None  # "linux" | "windows" | "darwin"
     os_release: str | None = None
     kernel: str | None = None
@@ -47,6 +50,7 @@ class Host:
 
 @dataclass(frozen=True)
 class Driver:
+    """The NVIDIA driver: its version, the newest CUDA it supports, and the kernel module loaded."""
     version: str | None = None
     cuda_version: str | None = None  # newest CUDA the driver supports
     kernel_module: str | None = None  # "nvidia" | "nouveau" | None (none loaded)
@@ -56,6 +60,7 @@ class Driver:
 
 @dataclass(frozen=True)
 class Pcie:
+    """A GPU's PCIe link: generation and width, now and at most."""
     gen_current: int | None = None
     gen_max: int | None = None
     width_current: int | None = None
@@ -64,37 +69,15 @@ class Pcie:
 
 @dataclass(frozen=True)
 class GpuProcess:
+    """A process using a GPU and the memory it holds."""
     pid: int | None = None
     name: str | None = None
     used_mib: int | None = None
 
 
 @dataclass(frozen=True)
-class GpuHealth:
-    """Node-health readings of one GPU through NVML (added in 0.4). None = unknown (NotSupported on this GPU, an
-    older driver, no permission); False / 0 / () = probed and absent."""
-
-    lost: bool | None = None  # NVML answered NVML_ERROR_GPU_IS_LOST for this GPU (it fell off the bus)
-    persistence_mode: bool | None = None  # Linux only
-    display_active: bool | None = None  # a display is initialised on the GPU (False on a headless server)
-    clocks_event_reasons: tuple[str, ...] | None = None  # NVML reason names now active: "GpuIdle", "HwSlowdown", ...
-    utilization_gpu_percent: int | None = None  # at the moment of the probe
-    power_limit_mw: int | None = None  # nvmlDeviceGetPowerManagementLimit
-    power_default_limit_mw: int | None = None  # nvmlDeviceGetPowerManagementDefaultLimit
-    retired_pages_sbe: int | None = None  # pages retired for multiple single-bit ECC errors (pre-Ampere)
-    retired_pages_dbe: int | None = None  # pages retired for a double-bit ECC error (pre-Ampere)
-    retired_pages_pending: bool | None = None  # a retirement waits for the next reset / reboot
-    remapped_rows_corrected: int | None = None  # rows remapped for correctable errors (Ampere and newer)
-    remapped_rows_uncorrected: int | None = None
-    remap_pending: bool | None = None  # a remap waits for a GPU reset
-    remap_failure: bool | None = None  # a remap failed: the GPU ran out of spare rows
-    nvlink_active: tuple[int, ...] | None = None  # link numbers whose state is active; () = the GPU has links, none up
-    nvlink_inactive: tuple[int, ...] | None = None  # link numbers that exist and are not active
-    fabric_state: str | None = None  # NVSwitch fabric (Hopper+): "not-started" | "in-progress" | "completed"
-
-
-@dataclass(frozen=True)
 class Gpu:
+    """An NVIDIA GPU as NVML or nvidia-smi reports it."""
     index: int | None = None
     name: str | None = None
     uuid: str | None = None
@@ -111,6 +94,7 @@ class Gpu:
 
 @dataclass(frozen=True)
 class PciDevice:
+    """An NVIDIA display-class PCI device (from sysfs) and the kernel driver bound to it."""
     bus_id: str | None = None
     vendor_id: str | None = None
     device_id: str | None = None
@@ -120,6 +104,7 @@ class PciDevice:
 
 @dataclass(frozen=True)
 class CudaToolkit:
+    """An installed CUDA toolkit (nvcc): its version, where it is, and whether it is on PATH."""
     version: str | None = None
     path: str | None = None
     on_path: bool | None = None
@@ -127,12 +112,14 @@ class CudaToolkit:
 
 @dataclass(frozen=True)
 class Library:
+    """One copy of a shared library found on the machine, with its version where readable."""
     path: str | None = None
     version: str | None = None
 
 
 @dataclass(frozen=True)
 class Libraries:
+    """The copies of libcuda, libcudart and libcudnn the dynamic loader can find."""
     libcuda: tuple[Library, ...] | None = None
     libcudart: tuple[Library, ...] | None = None
     libcudnn: tuple[Library, ...] | None = None
@@ -140,6 +127,7 @@ class Libraries:
 
 @dataclass(frozen=True)
 class TorchBuild:
+    """The installed PyTorch: its version and build (CUDA, ROCm, CPU...), and with --deep what it saw."""
     version: str | None = None
     cuda: str | None = None  # torch.version.cuda; None when not a CUDA build OR not known: ``build`` tells which
     build: str | None = None  # "cuda" | "rocm" | "cpu" | "xpu" | ...; None: unknown (never read as CPU-only)
@@ -158,6 +146,7 @@ class TorchBuild:
 
 @dataclass(frozen=True)
 class TensorflowBuild:
+    """The installed TensorFlow: its version, the CUDA and cuDNN it was built with, and with --deep what it saw."""
     version: str | None = None
     is_cuda_build: bool | None = None
     cuda: str | None = None
@@ -187,6 +176,7 @@ class JaxBuild:
 
 @dataclass(frozen=True)
 class Frameworks:
+    """The deep-learning frameworks found: PyTorch, TensorFlow and jax."""
     torch: TorchBuild | None = None
     tensorflow: TensorflowBuild | None = None
     jax: JaxBuild | None = None
@@ -241,26 +231,8 @@ class Contradiction:
 
 
 @dataclass(frozen=True)
-class XidEvent:
-    """One NVIDIA Xid line of the kernel log: "NVRM: Xid (PCI:0000:3b:00): 79, pid=..., GPU has fallen off the bus."."""
-
-    xid: int
-    pci_bus_id: str | None = None  # as the driver printed it: "0000:3b:00"
-    text: str | None = None  # the message after the Xid number, cut to 300 characters
-
-
-@dataclass(frozen=True)
-class KernelLog:
-    """What the kernel log says about the NVIDIA GPUs since boot. ``None`` at Facts level: not read (no NVIDIA GPU,
-    or dmesg and journalctl were both refused); () here: read, nothing of the kind."""
-
-    source: str | None = None  # "dmesg" | "journalctl -k" | "pasted"
-    xid_events: tuple[XidEvent, ...] | None = None
-    fallen_off_bus: tuple[str, ...] | None = None  # bus ids from "NVRM: GPU 0000:3b:00.0: GPU has fallen off the bus."
-
-
-@dataclass(frozen=True)
 class ProbeError:
+    """A probe that failed, and why (its facts stay unknown)."""
     probe: str
     error: str
 
@@ -277,6 +249,7 @@ class Jetson:
 
 @dataclass(frozen=True)
 class Facts:
+    """Everything observed about one machine (or read from a snapshot or a paste): the public snapshot."""
     schema: str = SNAPSHOT_SCHEMA
     host: Host | None = None
     driver: Driver | None = None

@@ -36,6 +36,7 @@ class Section(enum.Enum):
 
 @dataclass(frozen=True)
 class Fix:
+    """How to resolve a finding: a summary, the exact commands, and a page that explains it."""
     summary: str
     commands: tuple[str, ...] = ()
     url: str | None = None
@@ -43,6 +44,7 @@ class Fix:
 
 @dataclass(frozen=True)
 class Finding:
+    """One judgement about the machine: a stable id, a severity, the evidence and the fix."""
     id: str  # stable kebab-case id (shared/facts-format.md); never changes meaning
     severity: Severity
     section: Section
@@ -67,6 +69,7 @@ class Status(enum.Enum):
 
 @dataclass(frozen=True)
 class SectionResult:
+    """How one report section came out: judged, not judged or not applicable, and why."""
     section: Section
     status: Status
     reason: str | None = None  # for not judged: what would fill it; for not applicable: why
@@ -82,6 +85,7 @@ class CheckCrash:
 
 @dataclass(frozen=True)
 class Report:
+    """The judged result of a check run: the facts, the findings and any crashed checks."""
     facts: Facts
     findings: tuple[Finding, ...]
     crashes: tuple[CheckCrash, ...] = ()

@@ -8,6 +8,7 @@ fake trees.
 from __future__ import annotations
 
 import os
+import functools
 import re
 from pathlib import Path
 
@@ -19,10 +20,19 @@ NVIDIA_VENDOR = "0x10de"
 # and USB-C (0x0c03) functions under the same vendor id, which are not GPUs.
 DISPLAY_CLASS_PREFIX = "0x03"
 
+
 # Proprietary: "NVRM version: NVIDIA UNIX x86_64 Kernel Module  570.124.04  Fri Feb 21 ..."
 # Open:        "NVRM version: NVIDIA UNIX Open Kernel Module for x86_64  570.124.04  Release Build ..."
-_NVRM_VERSION = re.compile(r"NVRM version:.*?Kernel Module(?:\s+for\s+\S+)?\s+(\d+\.\d+(?:\.\d+)*)\b")
-_BARE_VERSION = re.compile(r"^\d+\.\d+(?:\.\d+)*$")
+@functools.cache
+def _nvrm_version_re() -> re.Pattern[str]:
+    return re.compile(r"NVRM version:.*?Kernel Module(?:\s+for\s+\S+)?\s+(\d+\.\d+(?:\.\d+)*)\b")
+
+
+# Patterns compile on first use (functools.cache), not at import: a `check` run without NVRM version text never
+# needs them, and compiling every module's patterns at import was a measurable part of the start-up time.
+@functools.cache
+def _bare_version_re() -> re.Pattern[str]:
+    return re.compile(r"^\d+\.\d+(?:\.\d+)*$")
 
 
 def probe_pci(sys_root: Path = Path("/sys")) -> tuple[PciDevice, ...]:
@@ -92,10 +102,10 @@ def _read_text(path: Path) -> str | None:
 
 
 def _nvrm_version(text: str | None) -> str | None:
-    match = _NVRM_VERSION.search(text or "")
+    match = _nvrm_version_re().search(text or "")
     return match.group(1) if match else None
 
 
 def _sysfs_module_version(path: Path) -> str | None:
     text = (_read_text(path) or "").strip()
-    return text if _BARE_VERSION.match(text) else None
+    return text if _bare_version_re().match(text) else None

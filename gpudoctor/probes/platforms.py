@@ -3,7 +3,7 @@ hosted notebook (Colab, Kaggle). Observe only: what these facts mean is judged i
 
 from __future__ import annotations
 
-import platform
+import functools
 import re
 from pathlib import Path
 from typing import Callable, Mapping
@@ -11,9 +11,19 @@ from typing import Callable, Mapping
 from ..model import Apple, Jetson, Notebook
 from ..runner import Runner
 
+
 # "# R36 (release), REVISION: 4.3, GCID: 38968081, BOARD: generic, EABI: aarch64, DATE: Wed Jan  8 01:49:37 UTC 2025"
-_TEGRA_RELEASE = re.compile(r"#\s*R(?P<major>\d+)\s*\([^)]*\),\s*REVISION:\s*(?P<revision>\d+(?:\.\d+)*)(?P<rest>.*)")
-_BOARD = re.compile(r"BOARD:\s*(?P<board>[\w.-]+)")
+@functools.cache
+def _tegra_release_re() -> re.Pattern[str]:
+    return re.compile(r"#\s*R(?P<major>\d+)\s*\([^)]*\),\s*REVISION:\s*(?P<revision>\d+(?:\.\d+)*)(?P<rest>.*)")
+
+
+# Patterns compile on first use (functools.cache), not at import: a `check` run without Jetson release text never
+# needs them, and compiling every module's patterns at import was a measurable part of the start-up time.
+@functools.cache
+def _board_re() -> re.Pattern[str]:
+    return re.compile(r"BOARD:\s*(?P<board>[\w.-]+)")
+
 
 # The variables that say where a notebook runs; kept verbatim (they hold no secrets: run type, release tag, GPU flag).
 NOTEBOOK_ENV = {
@@ -22,10 +32,15 @@ NOTEBOOK_ENV = {
 }
 
 
-def probe_apple(runner: Runner, mac_ver: Callable[[], tuple] = platform.mac_ver,
-                machine: Callable[[], str] = platform.machine) -> Apple:  # fmt: skip
+def probe_apple(runner: Runner, mac_ver: Callable[[], tuple] | None = None,
+                machine: Callable[[], str] | None = None) -> Apple:  # fmt: skip
     """On darwin only. Rosetta: sysctl.proc_translated is 1 for a translated (x86_64) process on Apple silicon, 0 for a
-    native one; Intel Macs do not have the key ("unknown oid"), and nothing runs translated there."""
+    native one; Intel Macs do not have the key ("unknown oid"), and nothing runs translated there. ``mac_ver`` and
+    ``machine`` default to platform's, imported here: only a Mac pays the ~3 ms that importing `platform` costs."""
+    if mac_ver is None or machine is None:
+        import platform
+
+        mac_ver, machine = mac_ver or platform.mac_ver, machine or platform.machine
     arch = machine() or None
     translated = runner.run(["sysctl", "-n", "sysctl.proc_translated"], timeout=5.0)
     rosetta: bool | None = None
@@ -41,9 +56,9 @@ def probe_apple(runner: Runner, mac_ver: Callable[[], tuple] = platform.mac_ver,
 def parse_nv_tegra_release(text: str) -> tuple[str | None, str | None]:
     """-> (L4T release "36.4.3", board "generic") from /etc/nv_tegra_release's first line; (None, None) if unreadable."""
     for line in text.splitlines():
-        match = _TEGRA_RELEASE.match(line.strip())
+        match = _tegra_release_re().match(line.strip())
         if match:
-            board = _BOARD.search(match.group("rest"))
+            board = _board_re().search(match.group("rest"))
             return f"{match.group('major')}.{match.group('revision')}", board.group("board") if board else None
     return None, None
 

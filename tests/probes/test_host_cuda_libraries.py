@@ -42,6 +42,15 @@ def test_host_keeps_only_the_variables_that_matter(tmp_path):
         assert host.os_release == "Ubuntu 22.04.4 LTS"
 
 
+def test_host_reads_what_platform_would_say_without_importing_it(tmp_path):
+    """probe_host reads os.uname() and sys.version instead of importing platform (start-up time): same values."""
+    import platform
+
+    host = probe_host({}, root=tmp_path)
+    assert (host.os, host.kernel, host.arch, host.python) == (
+        platform.system().lower(), platform.release(), platform.machine(), platform.python_version())
+
+
 def make_toolkit(root: Path, version_json: str | None = None, cuda_h: str | None = None) -> Path:
     (root / "bin").mkdir(parents=True)
     (root / "bin/nvcc").write_text("#!/bin/sh\n")
