@@ -185,3 +185,34 @@ def test_every_gpudoctor_import_names_a_module_and_a_name_that_exist():
                 stale += [f"{path.relative_to(PACKAGE.parent)}:{node.lineno}: no module {a.name}"
                           for a in node.names if a.name.startswith("gpudoctor") and _module_file(a.name) is None]
     assert stale == []
+
+
+FRAMEWORKS = ("torch", "tensorflow", "keras", "jax", "torchvision")
+
+
+def test_frameworks_are_imported_at_module_level_only_by_child_process_modules():
+    """Frameworks load only in child processes (DESIGN rule 5). A module that imports one at its top may only be a
+    child's own code: verify's per-framework case packages and the workers they are started as. Everything else
+    (bench's measurements included) imports a framework inside the function that runs in the child."""
+    child_only = ("verify/torch_cases/", "verify/tf_cases/", "verify/jax_cases/")
+    offenders = []
+    for path in sorted(PACKAGE.rglob("*.py")):
+        where = path.relative_to(PACKAGE).as_posix()
+        if where.startswith(child_only) or where.endswith("_worker.py"):
+            continue
+        for node in ast.parse(path.read_text(encoding="utf-8")).body:  # top-level statements only
+            names = ([a.name for a in node.names] if isinstance(node, ast.Import)
+                     else [node.module or ""] if isinstance(node, ast.ImportFrom) and not node.level else [])
+            offenders += [f"{where}:{node.lineno}: {n}" for n in names if n.split(".")[0] in FRAMEWORKS]
+    assert offenders == []
+
+
+def test_importing_the_bench_measurements_loads_no_framework():
+    import subprocess
+    import sys
+
+    code = ("import sys, gpudoctor.bench.measures, gpudoctor.bench.measures.allreduce; "
+            f"print(sorted(m for m in {FRAMEWORKS!r} if m in sys.modules))")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, check=True,
+                          cwd=PACKAGE.parent)
+    assert done.stdout.strip() == "[]"

@@ -7,11 +7,12 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass
-
-import torch
-import torch.distributed as dist
+from typing import TYPE_CHECKING
 
 from gpudoctor.bench.allreduce import algorithm_bandwidth, bus_bandwidth
+
+if TYPE_CHECKING:  # annotations only: this module runs in bench's child, and importing it loads no framework
+    import torch
 
 
 @dataclass(frozen=True)
@@ -24,6 +25,9 @@ class AllReduceFigure:
 
 
 def measure(device: torch.device, nbytes: int, iterations: int, warmup: int = 3) -> AllReduceFigure:
+    import torch
+    import torch.distributed as dist
+
     buffer = torch.ones(nbytes // 4, dtype=torch.float32, device=device)
     for _ in range(warmup):
         dist.all_reduce(buffer)
@@ -42,5 +46,7 @@ def measure(device: torch.device, nbytes: int, iterations: int, warmup: int = 3)
 
 
 def _sync(device: torch.device) -> None:
+    import torch
+
     if device.type == "cuda":
         torch.cuda.synchronize(device)

@@ -2,12 +2,10 @@
 
 from __future__ import annotations
 
-import torch
-
 from gpudoctor.bench.measures.timing import Context, time_it
 from gpudoctor.bench.model import Measurement
 
-_DTYPES = {"fp32": torch.float32, "tf32": torch.float32, "fp16": torch.float16, "bf16": torch.bfloat16}
+_DTYPES = {"fp32": "float32", "tf32": "float32", "fp16": "float16", "bf16": "bfloat16"}  # torch dtype names
 
 
 def size(ctx: Context, precision: str) -> int:
@@ -32,13 +30,15 @@ def run(ctx: Context) -> list[Measurement]:
 
 
 def _one(ctx: Context, precision: str, name: str) -> Measurement:
+    import torch
+
     n = size(ctx, precision)
     # "highest" keeps fp32 exact; "high" lets cuBLAS use TF32 tensor cores (torch's documented switch for both).
     torch.set_float32_matmul_precision("high" if precision == "tf32" else "highest")
     try:
         gen = torch.Generator(device=ctx.device).manual_seed(0)
-        a = torch.randn(n, n, device=ctx.device, generator=gen).to(_DTYPES[precision])
-        b = torch.randn(n, n, device=ctx.device, generator=gen).to(_DTYPES[precision])
+        a = torch.randn(n, n, device=ctx.device, generator=gen).to(getattr(torch, _DTYPES[precision]))
+        b = torch.randn(n, n, device=ctx.device, generator=gen).to(getattr(torch, _DTYPES[precision]))
         c = torch.empty_like(a)
         timed = time_it(lambda: torch.matmul(a, b, out=c), ctx.device, warmup=2 if ctx.cuda else 1,
                         min_runs=5 if ctx.cuda else 3, budget_s=0.5 if ctx.quick else 1.5)  # fmt: skip

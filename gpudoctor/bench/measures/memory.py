@@ -3,8 +3,6 @@ host<->device copy bandwidth over PCIe, from pageable and from pinned (page-lock
 
 from __future__ import annotations
 
-import torch
-
 from gpudoctor.bench.measures.timing import Context, time_it
 from gpudoctor.bench.model import Measurement
 
@@ -28,6 +26,8 @@ def _error(name: str, exc: BaseException) -> Measurement:
 
 
 def _device_copy(ctx: Context) -> Measurement:
+    import torch
+
     mib = (256 if ctx.quick else 1024) if ctx.cuda else (64 if ctx.quick else 256)
     try:
         src = torch.ones(mib * _MIB, dtype=torch.uint8, device=ctx.device)
@@ -40,6 +40,8 @@ def _device_copy(ctx: Context) -> Measurement:
 
 
 def _transfer(ctx: Context, name: str) -> Measurement:
+    import torch
+
     mib = 64 if ctx.quick else 256
     pinned = name.endswith("pinned")
     try:

@@ -7,9 +7,10 @@ from __future__ import annotations
 import statistics
 import time
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Any, Callable
 
-import torch
+if TYPE_CHECKING:  # annotations only: this module runs in bench's child, and importing it loads no framework
+    import torch
 
 
 @dataclass
@@ -35,6 +36,8 @@ class Timed:
 
 
 def sync(device: torch.device) -> None:
+    import torch
+
     if device.type == "cuda":
         torch.cuda.synchronize(device)
 
@@ -42,6 +45,8 @@ def sync(device: torch.device) -> None:
 def time_it(fn: Callable[[], Any], device: torch.device, warmup: int = 2, min_runs: int = 3, max_runs: int = 20,
             budget_s: float = 1.0) -> Timed:  # fmt: skip
     """Run fn warm-up times, then at least min_runs and at most max_runs timed runs, stopping once budget_s passed."""
+    import torch
+
     for _ in range(warmup):
         fn()
     sync(device)

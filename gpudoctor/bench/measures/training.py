@@ -5,14 +5,14 @@ doubling until out of memory, then bisecting)."""
 from __future__ import annotations
 
 import gc
-
-import torch
-from torch import nn
+from typing import TYPE_CHECKING
 
 from gpudoctor.bench.measures.timing import Context, time_it
 from gpudoctor.bench.model import Measurement
 from gpudoctor.verify import data
-from gpudoctor.verify.torch_cases.models import Cnn, images
+
+if TYPE_CHECKING:  # annotations only: this module runs in bench's child, and importing it loads no framework
+    import torch
 
 BATCH = 128  # the same batch on the GPU and the CPU, so the step times divide into the speedup
 START_BATCH = 1024
@@ -20,6 +20,8 @@ MAX_BATCH = 1 << 20  # 1M 28x28 images: past every GPU's memory for this model; 
 
 
 def run(ctx: Context) -> list[Measurement]:
+    import torch
+
     ctx.progress("cnn-step")
     out = [_step(ctx, ctx.device, "cnn-step")]
     if ctx.cuda:
@@ -34,6 +36,11 @@ def run(ctx: Context) -> list[Measurement]:
 
 
 def _model_step(device: torch.device, batch: int):
+    import torch
+    from torch import nn
+
+    from gpudoctor.verify.torch_cases.models import Cnn, images
+
     torch.manual_seed(0)
     model = Cnn().to(device)
     opt = torch.optim.Adam(model.parameters(), lr=1e-3)
@@ -62,6 +69,11 @@ def _step(ctx: Context, device: torch.device, name: str) -> Measurement:
 
 
 def _fits(device: torch.device, batch: int) -> bool:
+    import torch
+    from torch import nn
+
+    from gpudoctor.verify.torch_cases.models import Cnn
+
     model = opt = x = y = None
     try:
         model = Cnn().to(device)
