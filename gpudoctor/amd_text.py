@@ -7,16 +7,13 @@ Every parser returns the line number (1-based) of each value, for provenance; no
 
 from __future__ import annotations
 
-import functools
 import re
 from dataclasses import dataclass, field
 
 
-# Patterns compile on first use (functools.cache), not at import: a `check` run without AMD tool text never
-# needs them, and compiling every module's patterns at import was a measurable part of the start-up time.
-@functools.cache
-def _gfx_re() -> re.Pattern[str]:
-    return re.compile(r"\bgfx([0-9]{1,2}[0-9a-f]{2})\b", re.IGNORECASE)
+# Patterns are strings that re compiles on first use (and caches), not at import: a `check` run without AMD tool text
+# never needs them, and compiling every module's patterns at import was a measurable part of the start-up time.
+_GFX = r"\bgfx([0-9]{1,2}[0-9a-f]{2})\b"
 
 
 @dataclass
@@ -34,7 +31,7 @@ class AmdGpuText:
 def gfx_target(text: str | None) -> str | None:
     """"gfx1100", "amdgcn-amd-amdhsa--gfx90a:sramecc+:xnack-", "AMD Radeon RX 5700 XT (gfx1010:xnack-)" -> the
     bare LLVM target ("gfx1100", "gfx90a", "gfx1010"); None when the text names none."""
-    m = _gfx_re().search(text or "")
+    m = re.search(_GFX, text or "", re.IGNORECASE)
     return f"gfx{m.group(1).lower()}" if m else None
 
 
@@ -87,16 +84,14 @@ def parse_rocminfo(text: str) -> list[AmdGpuText]:
     return gpus
 
 
-@functools.cache
-def _smi_line_re() -> re.Pattern[str]:
-    return re.compile(r"^GPU\[(\d+)\]\s*:\s*([^:]+?)\s*:\s*(.*?)\s*$")
+_SMI_LINE = r"^GPU\[(\d+)\]\s*:\s*([^:]+?)\s*:\s*(.*?)\s*$"
 
 
 def parse_rocm_smi(text: str) -> list[AmdGpuText]:
     """``rocm-smi --showproductname`` (and other ``GPU[n] : Field: value`` lines): card series, GFX version."""
     by_index: dict[int, AmdGpuText] = {}
     for number, line in enumerate(text.splitlines(), 1):
-        m = _smi_line_re().match(line.strip())
+        m = re.match(_SMI_LINE, line.strip())
         if not m:
             continue
         index, key, value = int(m.group(1)), m.group(2).strip().lower(), m.group(3).strip()
@@ -110,19 +105,13 @@ def parse_rocm_smi(text: str) -> list[AmdGpuText]:
     return [by_index[i] for i in sorted(by_index)]
 
 
-@functools.cache
-def _amd_smi_gpu_re() -> re.Pattern[str]:
-    return re.compile(r"^GPU:\s*(\d+)\s*$")
+_AMD_SMI_GPU = r"^GPU:\s*(\d+)\s*$"
 
 
-@functools.cache
-def _amd_smi_field_re() -> re.Pattern[str]:
-    return re.compile(r"^\s+([A-Z_]+):\s*(.*?)\s*$")
+_AMD_SMI_FIELD = r"^\s+([A-Z_]+):\s*(.*?)\s*$"
 
 
-@functools.cache
-def _amd_smi_rocm_re() -> re.Pattern[str]:
-    return re.compile(r"ROCm version:\s*([0-9][0-9.]*)")
+_AMD_SMI_ROCM = r"ROCm version:\s*([0-9][0-9.]*)"
 
 
 def parse_amd_smi(text: str) -> tuple[list[AmdGpuText], tuple[int, str] | None]:
@@ -132,9 +121,9 @@ def parse_amd_smi(text: str) -> tuple[list[AmdGpuText], tuple[int, str] | None]:
     rocm: tuple[int, str] | None = None
     current: AmdGpuText | None = None
     for number, line in enumerate(text.splitlines(), 1):
-        if rocm is None and (m := _amd_smi_rocm_re().search(line)):
+        if rocm is None and (m := re.search(_AMD_SMI_ROCM, line)):
             rocm = (number, m.group(1).rstrip("."))
-        m = _amd_smi_gpu_re().match(line)
+        m = re.match(_AMD_SMI_GPU, line)
         if m:
             current = AmdGpuText(int(m.group(1)))
             gpus.append(current)
@@ -144,7 +133,7 @@ def parse_amd_smi(text: str) -> tuple[list[AmdGpuText], tuple[int, str] | None]:
         if line.strip() and not line.startswith((" ", "\t")):
             current = None
             continue
-        f = _amd_smi_field_re().match(line)
+        f = re.match(_AMD_SMI_FIELD, line)
         if not f:
             continue
         key, value = f.group(1), f.group(2)

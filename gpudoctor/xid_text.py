@@ -11,34 +11,25 @@ and, when a GPU stops answering on the bus, also "NVRM: GPU 0000:2b:00.0: GPU ha
 
 from __future__ import annotations
 
-import functools
 import re
 from dataclasses import dataclass
 
 
-# Patterns compile on first use (functools.cache), not at import: a `check` run without kernel-log text never
-# needs them, and compiling every module's patterns at import was a measurable part of the start-up time.
-@functools.cache
-def _xid_re() -> re.Pattern[str]:
-    return re.compile(r"NVRM: Xid \((?:PCI:)?([0-9A-Fa-f]{1,8}:[0-9A-Fa-f]{2}:[0-9A-Fa-f]{2}(?:\.[0-7])?)\): (\d{1,4})\b,?\s*(.*)$")
+# Patterns are strings that re compiles on first use (and caches), not at import: a `check` run without kernel-log
+# text never needs them, and compiling every module's patterns at import was a measurable part of the start-up time.
+_XID = r"NVRM: Xid \((?:PCI:)?([0-9A-Fa-f]{1,8}:[0-9A-Fa-f]{2}:[0-9A-Fa-f]{2}(?:\.[0-7])?)\): (\d{1,4})\b,?\s*(.*)$"
 
 
 # Newer drivers split it over lines: "NVRM: The NVIDIA GPU 0000:b3:00.0" / "NVRM: (PCI ID: 10de:26b5) installed in this
 # system has" / "NVRM: fallen off the bus and is not responding to commands." (NVIDIA/NVSentinel#155)
-@functools.cache
-def _the_gpu_re() -> re.Pattern[str]:
-    return re.compile(r"NVRM: The NVIDIA GPU ([0-9A-Fa-f]{1,8}:[0-9A-Fa-f]{2}:[0-9A-Fa-f]{2}(?:\.[0-7])?)\s*$")
+_THE_GPU = r"NVRM: The NVIDIA GPU ([0-9A-Fa-f]{1,8}:[0-9A-Fa-f]{2}:[0-9A-Fa-f]{2}(?:\.[0-7])?)\s*$"
 
 
-@functools.cache
-def _off_bus_re() -> re.Pattern[str]:
-    return re.compile(r"NVRM: GPU (?:at )?(?:PCI:)?([0-9A-Fa-f]{1,8}:[0-9A-Fa-f]{2}:[0-9A-Fa-f]{2}(?:\.[0-7])?):?\s+(?:GPU )?has fallen off the bus")
+_OFF_BUS = r"NVRM: GPU (?:at )?(?:PCI:)?([0-9A-Fa-f]{1,8}:[0-9A-Fa-f]{2}:[0-9A-Fa-f]{2}(?:\.[0-7])?):?\s+(?:GPU )?has fallen off the bus"
 
 
 # "pid=1896, name=python, " / "pid='<unknown>', name=<unknown>, ": who was running, not what happened
-@functools.cache
-def _who_re() -> re.Pattern[str]:
-    return re.compile(r"^(?:pid=[^,]*,\s*)?(?:name=[^,]*,\s*)?")
+_WHO = r"^(?:pid=[^,]*,\s*)?(?:name=[^,]*,\s*)?"
 
 
 MAX_TEXT = 300
@@ -68,7 +59,7 @@ def parse_kernel_log(text: str) -> tuple[list[XidLine], list[OffBusLine]]:
     for number, line in enumerate(text.splitlines(), 1):
         if "NVRM" not in line:
             continue  # a kernel log is mostly other drivers: keep the scan cheap
-        m = _the_gpu_re().search(line)
+        m = re.search(_THE_GPU, line)
         if m:
             announced = (number, m.group(1).lower())
             continue
@@ -76,12 +67,12 @@ def parse_kernel_log(text: str) -> tuple[list[XidLine], list[OffBusLine]]:
             off_bus.append(OffBusLine(announced[0], announced[1]))
             announced = None
             continue
-        m = _xid_re().search(line)
+        m = re.search(_XID, line)
         if m:
-            message = _who_re().sub("", m.group(3).strip())
+            message = re.sub(_WHO, "", m.group(3).strip())
             xids.append(XidLine(number, int(m.group(2)), m.group(1).lower(), message[:MAX_TEXT]))
             continue
-        m = _off_bus_re().search(line)
+        m = re.search(_OFF_BUS, line)
         if m:
             off_bus.append(OffBusLine(number, m.group(1).lower()))
     return xids, off_bus

@@ -9,7 +9,6 @@ from __future__ import annotations
 import glob
 import json
 import os
-import functools
 import re
 import shutil
 from pathlib import Path
@@ -21,21 +20,15 @@ from ..runner import CommandResult, Runner
 STANDARD_PREFIXES = ("/usr/local/cuda", "/usr/local/cuda-*", "/opt/cuda", "/opt/nvidia/cuda*", "/usr/lib/cuda")
 
 
-# Patterns compile on first use (functools.cache), not at import: a `check` run without toolkit text never
-# needs them, and compiling every module's patterns at import was a measurable part of the start-up time.
-@functools.cache
-def _nvcc_release_re() -> re.Pattern[str]:
-    return re.compile(r"release (\d+)\.(\d+)")
+# Patterns are strings that re compiles on first use (and caches), not at import: a `check` run without toolkit text
+# never needs them, and compiling every module's patterns at import was a measurable part of the start-up time.
+_NVCC_RELEASE = r"release (\d+)\.(\d+)"
 
 
-@functools.cache
-def _cuda_h_version_re() -> re.Pattern[str]:
-    return re.compile(r"#define\s+CUDA_VERSION\s+(\d+)")
+_CUDA_H_VERSION = r"#define\s+CUDA_VERSION\s+(\d+)"
 
 
-@functools.cache
-def _dir_version_re() -> re.Pattern[str]:
-    return re.compile(r"cuda-(\d+)\.(\d+)")
+_DIR_VERSION = r"cuda-(\d+)\.(\d+)"
 
 
 def probe_cuda_toolkits(
@@ -73,13 +66,13 @@ def toolkit_version(root: Path) -> str | None:
         pass
     for header in (root / "include" / "cuda.h", *root.glob("targets/*/include/cuda.h")):
         try:
-            match = _cuda_h_version_re().search(header.read_text(errors="replace"))
+            match = re.search(_CUDA_H_VERSION, header.read_text(errors="replace"))
         except OSError:
             continue
         if match:
             number = int(match.group(1))
             return f"{number // 1000}.{(number % 1000) // 10}"
-    match = _dir_version_re().search(root.name)
+    match = re.search(_DIR_VERSION, root.name)
     return f"{match.group(1)}.{match.group(2)}" if match else None
 
 
@@ -114,7 +107,7 @@ def _nvcc_root_on_path(runner: Runner, environ: Mapping[str, str], known: Mappin
 def _nvcc_version(runner: Runner, nvcc_or_root: str) -> str | None:
     nvcc = nvcc_or_root if nvcc_or_root.endswith("nvcc") else os.path.join(nvcc_or_root, "nvcc")
     result = runner.run([nvcc, "--version"], timeout=10)
-    match = _nvcc_release_re().search(result.stdout) if result.ok else None
+    match = re.search(_NVCC_RELEASE, result.stdout) if result.ok else None
     return f"{match.group(1)}.{match.group(2)}" if match else None
 
 

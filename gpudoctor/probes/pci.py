@@ -8,7 +8,6 @@ fake trees.
 from __future__ import annotations
 
 import os
-import functools
 import re
 from pathlib import Path
 
@@ -23,16 +22,12 @@ DISPLAY_CLASS_PREFIX = "0x03"
 
 # Proprietary: "NVRM version: NVIDIA UNIX x86_64 Kernel Module  570.124.04  Fri Feb 21 ..."
 # Open:        "NVRM version: NVIDIA UNIX Open Kernel Module for x86_64  570.124.04  Release Build ..."
-@functools.cache
-def _nvrm_version_re() -> re.Pattern[str]:
-    return re.compile(r"NVRM version:.*?Kernel Module(?:\s+for\s+\S+)?\s+(\d+\.\d+(?:\.\d+)*)\b")
+_NVRM_VERSION = r"NVRM version:.*?Kernel Module(?:\s+for\s+\S+)?\s+(\d+\.\d+(?:\.\d+)*)\b"
 
 
-# Patterns compile on first use (functools.cache), not at import: a `check` run without NVRM version text never
-# needs them, and compiling every module's patterns at import was a measurable part of the start-up time.
-@functools.cache
-def _bare_version_re() -> re.Pattern[str]:
-    return re.compile(r"^\d+\.\d+(?:\.\d+)*$")
+# Patterns are strings that re compiles on first use (and caches), not at import: a `check` run without NVRM version
+# text never needs them, and compiling every module's patterns at import was a measurable part of the start-up time.
+_BARE_VERSION = r"^\d+\.\d+(?:\.\d+)*$"
 
 
 def probe_pci(sys_root: Path = Path("/sys")) -> tuple[PciDevice, ...]:
@@ -102,10 +97,10 @@ def _read_text(path: Path) -> str | None:
 
 
 def _nvrm_version(text: str | None) -> str | None:
-    match = _nvrm_version_re().search(text or "")
+    match = re.search(_NVRM_VERSION, text or "")
     return match.group(1) if match else None
 
 
 def _sysfs_module_version(path: Path) -> str | None:
     text = (_read_text(path) or "").strip()
-    return text if _bare_version_re().match(text) else None
+    return text if re.match(_BARE_VERSION, text) else None

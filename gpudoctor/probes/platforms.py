@@ -3,7 +3,6 @@ hosted notebook (Colab, Kaggle). Observe only: what these facts mean is judged i
 
 from __future__ import annotations
 
-import functools
 import re
 from pathlib import Path
 from typing import Callable, Mapping
@@ -13,16 +12,12 @@ from ..runner import Runner
 
 
 # "# R36 (release), REVISION: 4.3, GCID: 38968081, BOARD: generic, EABI: aarch64, DATE: Wed Jan  8 01:49:37 UTC 2025"
-@functools.cache
-def _tegra_release_re() -> re.Pattern[str]:
-    return re.compile(r"#\s*R(?P<major>\d+)\s*\([^)]*\),\s*REVISION:\s*(?P<revision>\d+(?:\.\d+)*)(?P<rest>.*)")
+_TEGRA_RELEASE = r"#\s*R(?P<major>\d+)\s*\([^)]*\),\s*REVISION:\s*(?P<revision>\d+(?:\.\d+)*)(?P<rest>.*)"
 
 
-# Patterns compile on first use (functools.cache), not at import: a `check` run without Jetson release text never
-# needs them, and compiling every module's patterns at import was a measurable part of the start-up time.
-@functools.cache
-def _board_re() -> re.Pattern[str]:
-    return re.compile(r"BOARD:\s*(?P<board>[\w.-]+)")
+# Patterns are strings that re compiles on first use (and caches), not at import: a `check` run without Jetson release
+# text never needs them, and compiling every module's patterns at import was a measurable part of the start-up time.
+_BOARD = r"BOARD:\s*(?P<board>[\w.-]+)"
 
 
 # The variables that say where a notebook runs; kept verbatim (they hold no secrets: run type, release tag, GPU flag).
@@ -56,9 +51,9 @@ def probe_apple(runner: Runner, mac_ver: Callable[[], tuple] | None = None,
 def parse_nv_tegra_release(text: str) -> tuple[str | None, str | None]:
     """-> (L4T release "36.4.3", board "generic") from /etc/nv_tegra_release's first line; (None, None) if unreadable."""
     for line in text.splitlines():
-        match = _tegra_release_re().match(line.strip())
+        match = re.match(_TEGRA_RELEASE, line.strip())
         if match:
-            board = _board_re().search(match.group("rest"))
+            board = re.search(_BOARD, match.group("rest"))
             return f"{match.group('major')}.{match.group('revision')}", board.group("board") if board else None
     return None, None
 

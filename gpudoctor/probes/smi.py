@@ -10,7 +10,6 @@ here tolerates a missing element or a placeholder such as "N/A" by returning Non
 
 from __future__ import annotations
 
-import functools
 import re
 from typing import TYPE_CHECKING
 
@@ -31,16 +30,12 @@ _PLACEHOLDERS = frozenset(
 )
 
 
-# Patterns compile on first use (functools.cache), not at import: a `check` run without nvidia-smi text never
-# needs them, and compiling every module's patterns at import was a measurable part of the start-up time.
-@functools.cache
-def _leading_int_re() -> re.Pattern[str]:
-    return re.compile(r"^(\d+)")
+# Patterns are strings that re compiles on first use (and caches), not at import: a `check` run without nvidia-smi
+# text never needs them, and compiling every module's patterns at import was a measurable part of the start-up time.
+_LEADING_INT = r"^(\d+)"
 
 
-@functools.cache
-def _version_re() -> re.Pattern[str]:
-    return re.compile(r"^\d+(?:\.\d+)+$")
+_VERSION = r"^\d+(?:\.\d+)+$"
 
 
 def probe_smi(runner: Runner) -> tuple[Driver, tuple[Gpu, ...]]:
@@ -189,9 +184,9 @@ def _value(text: str | None) -> str | None:
 
 def _int(text: str | None) -> int | None:
     # "16384 MiB", "16x", "4": the number nvidia-smi prints first; anything else is unknown.
-    match = _leading_int_re().match(text or "")
+    match = re.match(_LEADING_INT, text or "")
     return int(match.group(1)) if match else None
 
 
 def _version(text: str | None) -> str | None:
-    return text if text is not None and _version_re().match(text) else None
+    return text if text is not None and re.match(_VERSION, text) else None
