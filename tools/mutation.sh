@@ -20,7 +20,7 @@ cd "$(dirname "$0")/.."
 
 package="${1:-}"
 case "$package" in
-  checks)   mutate='"gpudoctor/checks/*.py"';                        tests='"tests/checks", "tests/evidence"' ;;
+  checks)   mutate='"gpudoctor/checks/*.py"';                        tests='"tests/checks", "tests/evidence", "tests/amd"' ;;
   matrix)   mutate='"gpudoctor/matrix/*.py"';                        tests='"tests/matrix", "tests/checks", "tests/envgen"' ;;
   envgen)   mutate='"gpudoctor/envgen/*.py"';                        tests='"tests/envgen"' ;;
   snapshot) mutate='"gpudoctor/snapshot.py", "gpudoctor/snapshot_values.py"'
