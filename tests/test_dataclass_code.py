@@ -165,3 +165,48 @@ def test_past_the_limit_a_writing_run_keeps_only_what_it_used(tmp_path, monkeypa
     define(run, "d")  # new: this run writes
     run.save()
     assert sorted(text.split("def ")[2].split("(")[0] for text in CodeTable(path).codes) == ["a", "d"]
+
+
+# -- dataclasses imported without inspect: paid for only when something uses it -----------------------------------
+
+_DEFERRED = r"""
+import sys
+from gpudoctor.dataclass_code import import_dataclasses_without_inspect
+import_dataclasses_without_inspect()
+import dataclasses
+print("loaded after import:", "inspect" in sys.modules, "ast" in sys.modules)
+@dataclasses.dataclass(frozen=True)
+class Documented:
+    "Has its own docstring."
+    x: int
+print("loaded after a documented class:", "inspect" in sys.modules, "ast" in sys.modules)
+@dataclasses.dataclass
+class Bare:
+    x: int
+    y: str = "a"
+print("bare doc:", Bare.__doc__)
+import inspect
+print("signature:", inspect.signature(Bare), inspect is sys.modules["inspect"], hasattr(inspect, "getsource"))
+"""
+
+
+def test_dataclasses_without_inspect_loads_it_only_for_a_class_without_docstring_then_in_full():
+    out = subprocess.run([sys.executable, "-c", _DEFERRED], capture_output=True, text=True, cwd=ROOT, check=True).stdout
+    assert out.splitlines() == [
+        "loaded after import: False False",
+        "loaded after a documented class: False False",
+        "bare doc: Bare(x: int, y: str = 'a')",  # what the plain decorator writes
+        "signature: (x: int, y: str = 'a') -> None True True",
+    ]
+
+
+def test_a_check_run_never_loads_inspect(tmp_path):
+    """Every dataclass a `check` run defines carries a docstring: one without makes dataclasses call
+    inspect.signature for its __doc__, and the import of inspect (with dis, tokenize) is paid again."""
+    code = ("import sys\nsys.argv = ['gpudoctor', 'check', '--json']\nfrom gpudoctor.cli import run\n"
+            "try:\n    run()\nexcept SystemExit:\n    pass\n"
+            "print('inspect' in sys.modules, file=sys.stderr)\n")
+    env = {**os.environ, "GPUDOCTOR_CACHE_DIR": str(tmp_path)}
+    for _ in range(2):  # the first run fills the caches, the second is the everyday run
+        done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, env=env)
+    assert done.stderr.splitlines()[-1] == "False"

@@ -25,8 +25,10 @@ def __getattr__(name: str):
 def run() -> None:
     """The `gpudoctor` console script and `python -m gpudoctor`. The compiled dataclass methods of earlier runs are
     reused (gpudoctor.dataclass_code: creating the classes was the largest cost of a check)."""
+    from ..dataclass_code import import_dataclasses_without_inspect, install
+
+    import_dataclasses_without_inspect()
     from ..cachefiles import cache_dir
-    from ..dataclass_code import install
 
     install(cache_dir())
     from .quick import run_quick_check

@@ -42,6 +42,10 @@ def collect(runner: Runner | None = None, deep: bool = False, environ: Mapping[s
     environ = os.environ if environ is None else environ
     rec = _Recorder()
     linux = sys.platform.startswith("linux")
+    # The probes that mostly wait on a command (nvcc --version, ldconfig -p: ~15 ms together) run on threads beside
+    # the in-process ones; their results and errors join the snapshot in the order below, whatever finishes first.
+    toolkits_job = _Background("cuda-toolkits", lambda: probe_cuda_toolkits(runner, environ))
+    libraries_job = _Background("libraries", lambda: probe_libraries(runner, environ)) if linux else None
 
     host = rec.attempt("host", lambda: probe_host(environ))
     host, jetson = _platforms(rec, runner, environ, host)
@@ -51,7 +55,7 @@ def collect(runner: Runner | None = None, deep: bool = False, environ: Mapping[s
 
         pci_devices = rec.attempt("pci", probe_pci)
         module, module_version = rec.attempt("kernel-module", probe_kernel_module, (None, None))
-    kernel_log = _KernelLogReader(rec, runner) if linux and pci_devices else None
+    kernel_log = _Background("kernel-log", lambda: _kernel_log(runner)) if linux and pci_devices else None
     driver, gpus = _driver_and_gpus(rec, runner)
     driver = Driver(
         version=driver.version or (module_version if module == "nvidia" else None),
@@ -62,8 +66,8 @@ def collect(runner: Runner | None = None, deep: bool = False, environ: Mapping[s
     ) if linux else driver
 
     amd_gpus, rocm = rec.attempt("amd", lambda: _amd(runner), (None, None)) if linux else (None, None)
-    toolkits = rec.attempt("cuda-toolkits", lambda: probe_cuda_toolkits(runner, environ))
-    libraries = rec.attempt("libraries", lambda: probe_libraries(runner, environ)) if linux else None
+    toolkits = toolkits_job.result(rec)
+    libraries = libraries_job.result(rec) if libraries_job else None
     packages = rec.attempt("python-packages", probe_python_packages)
     torch = rec.attempt("torch", probe_torch)
     tf_version = _first_installed(packages, ("tensorflow", "tensorflow-cpu", "tensorflow-gpu", "tensorflow-intel", "tensorflow-macos"))
@@ -74,6 +78,7 @@ def collect(runner: Runner | None = None, deep: bool = False, environ: Mapping[s
     if deep:
         torch, tensorflow, jax = _deepen(rec, runner, torch, tensorflow, jax)
 
+    kernel_log_result = kernel_log.result(rec) if kernel_log else None
     return Facts(
         host=host,
         driver=driver,
@@ -87,29 +92,42 @@ def collect(runner: Runner | None = None, deep: bool = False, environ: Mapping[s
         amd_gpus=amd_gpus,
         rocm=rocm,
         jetson=jetson,
-        kernel_log=kernel_log.result() if kernel_log else None,
+        kernel_log=kernel_log_result,
     )
 
 
-class _KernelLogReader:
-    """Reads the kernel log (a dmesg subprocess, a few ms) on a thread while the other probes run, and only where an
-    NVIDIA device is on the PCI bus: a machine without one has no Xid to read and pays nothing."""
+class _Background:
+    """One probe run on a thread: a probe that waits on a subprocess costs its wait only where nothing else could
+    run. Its errors are kept apart and handed over at ``result``, so the snapshot's order never depends on timing."""
 
-    def __init__(self, rec: _Recorder, runner: Runner) -> None:
+    def __init__(self, name: str, probe: Callable[[], Any]) -> None:
         import threading
 
-        from .kernel_log import probe_kernel_log
-
-        self._log: Any = None
-        self._thread = threading.Thread(target=self._read, args=(rec, runner, probe_kernel_log), daemon=True)
+        self._rec = _Recorder()
+        self._value: Any = None
+        self._thread = threading.Thread(target=self._run, args=(name, probe), daemon=True)
         self._thread.start()
 
-    def _read(self, rec: _Recorder, runner: Runner, probe: Callable[[Runner], Any]) -> None:
-        self._log = rec.attempt("kernel-log", lambda: probe(runner))
+    def _run(self, name: str, probe: Callable[[], Any]) -> None:
+        self._value = self._rec.attempt(name, probe)
 
-    def result(self) -> Any:
-        self._thread.join(timeout=10.0)  # dmesg and journalctl carry their own timeouts (3 s, 5 s)
-        return self._log
+    def result(self, rec: _Recorder) -> Any:
+        self._thread.join(timeout=_JOIN_TIMEOUT_S)
+        rec.errors.extend(self._rec.errors)
+        return self._value
+
+
+# Every command a background probe runs has its own timeout (nvcc 10 s, ldconfig 5 s, dmesg 3 s, journalctl 5 s);
+# this bound is only the last word should a probe wait on something else.
+_JOIN_TIMEOUT_S = 30.0
+
+
+def _kernel_log(runner: Runner) -> Any:
+    """The kernel log (dmesg, a few ms), read only where an NVIDIA device is on the PCI bus: a machine without one
+    has no Xid to read and pays nothing."""
+    from .kernel_log import probe_kernel_log
+
+    return probe_kernel_log(runner)
 
 
 def _amd(runner: Runner) -> Any:

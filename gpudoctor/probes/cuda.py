@@ -7,7 +7,6 @@ records what is there and which one is on PATH; the checks decide whether that m
 from __future__ import annotations
 
 import glob
-import json
 import os
 import re
 import shutil
@@ -54,7 +53,10 @@ def probe_cuda_toolkits(
 def toolkit_version(root: Path) -> str | None:
     """major.minor of the toolkit at ``root``, from the cheapest source that has it."""
     try:
-        data = json.loads((root / "version.json").read_text())
+        text = (root / "version.json").read_text()
+        import json  # here: most runs have no version.json to read (pip-installed toolkits, CUDA before 11.1)
+
+        data = json.loads(text)
         return _major_minor(data["cuda"]["version"])
     except (OSError, ValueError, KeyError, TypeError):
         pass

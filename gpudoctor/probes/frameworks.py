@@ -7,13 +7,15 @@ seconds and may crash: that only happens with ``check --deep``, in a child proce
 
 from __future__ import annotations
 
-import ast
 import importlib.util
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..errors import ProbeFailed
 from ..model import TensorflowBuild, TorchBuild
+
+if TYPE_CHECKING:
+    import ast
 
 
 def package_dir(name: str) -> Path | None:
@@ -68,6 +70,8 @@ def literal_assignments(path: Path) -> dict[str, Any]:
     """Module-level ``name = <literal>`` (and annotated) assignments of a Python file, evaluated as literals only.
 
     Understands ``collections.OrderedDict([...])``, which TensorFlow's build_info.py uses."""
+    import ast  # here: a machine without torch or TensorFlow never needs it
+
     try:
         tree = ast.parse(path.read_text(), filename=str(path))
     except OSError as exc:
@@ -90,6 +94,8 @@ def literal_assignments(path: Path) -> dict[str, Any]:
 
 
 def _literal(node: ast.expr) -> Any:
+    import ast
+
     if (
         isinstance(node, ast.Call)
         and isinstance(node.func, (ast.Attribute, ast.Name))
