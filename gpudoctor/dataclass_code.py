@@ -67,14 +67,17 @@ class CodeTable:
         self.added = 0
 
 
-def install(cache_directory: Path | None) -> CodeTable | None:
+def install(cache_directory: Path | None, command: str = "") -> CodeTable | None:
     """Give ``dataclasses`` the caching exec for the rest of this process, and save new entries at exit; None
-    when it is off (no cache directory) or the module already has an ``exec`` of its own (someone else's)."""
+    when it is off (no cache directory) or the module already has an ``exec`` of its own (someone else's).
+    ``command`` (the CLI's subcommand) picks a table of its own: `check` then reads only its own ~500 methods, not
+    the classes of verify, bench or fleet as well."""
     import dataclasses
 
     if cache_directory is None or "exec" in vars(dataclasses):
         return None
-    table = CodeTable(cache_directory / f"dataclass-code-{sys.implementation.cache_tag}.marshal")
+    suffix = f"-{command}" if command.isidentifier() else ""
+    table = CodeTable(cache_directory / f"dataclass-code-{sys.implementation.cache_tag}{suffix}.marshal")
     dataclasses.exec = table.exec  # type: ignore[attr-defined]
 
     import atexit

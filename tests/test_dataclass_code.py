@@ -69,8 +69,8 @@ def fingerprint(mode: str, where: Path, modules: str = "all") -> dict:
     return json.loads(done.stdout)
 
 
-def table_file(where: Path) -> Path:
-    return where / f"dataclass-code-{sys.implementation.cache_tag}.marshal"
+def table_file(where: Path, command: str = "") -> Path:
+    return where / f"dataclass-code-{sys.implementation.cache_tag}{'-' + command if command else ''}.marshal"
 
 
 @pytest.fixture(scope="module")
@@ -129,7 +129,7 @@ def test_the_cli_reports_the_same_with_and_without_the_cache(tmp_path):
     off = check("")
     cold = check(str(tmp_path))
     warm = check(str(tmp_path))
-    assert table_file(tmp_path).exists()
+    assert table_file(tmp_path, "check").exists()
     assert (cold.returncode, cold.stdout) == (warm.returncode, warm.stdout) == (off.returncode, off.stdout)
     assert json.loads(off.stdout)["findings"] is not None
 
@@ -210,3 +210,20 @@ def test_a_check_run_never_loads_inspect(tmp_path):
     for _ in range(2):  # the first run fills the caches, the second is the everyday run
         done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, env=env)
     assert done.stderr.splitlines()[-1] == "False"
+
+
+def test_each_command_keeps_its_own_table(tmp_path):
+    """A check run reads only the methods of the classes a check defines, not verify's, bench's or fleet's."""
+    env = {**os.environ, "GPUDOCTOR_CACHE_DIR": str(tmp_path)}
+    for argv in (["check", "--json"], ["matrix", "cuda", "12.8"]):
+        subprocess.run([sys.executable, "-m", "gpudoctor", *argv], capture_output=True, cwd=ROOT, env=env, check=False)
+    tag = sys.implementation.cache_tag
+    assert sorted(p.name for p in tmp_path.glob("dataclass-code-*")) == [
+        f"dataclass-code-{tag}-check.marshal", f"dataclass-code-{tag}-matrix.marshal"]
+
+
+def test_the_command_names_are_the_click_groups():
+    from gpudoctor.cli import COMMAND_NAMES
+    from gpudoctor.cli.group import _COMMANDS
+
+    assert set(COMMAND_NAMES) == set(_COMMANDS)

@@ -13,6 +13,9 @@ from typing import Callable, NoReturn, TypeVar
 
 T = TypeVar("T")
 
+# The subcommands (gpudoctor.cli.group loads them); each keeps its own table of compiled dataclass methods
+COMMAND_NAMES = ("check", "env", "verify", "matrix", "bench", "fleet")
+
 
 def __getattr__(name: str):
     if name in ("main", "LazyGroup"):  # the click group, built on first use: `from gpudoctor.cli import main`
@@ -30,7 +33,8 @@ def run() -> None:
     import_dataclasses_without_inspect()
     from ..cachefiles import cache_dir
 
-    install(cache_dir())
+    command = sys.argv[1] if len(sys.argv) > 1 and sys.argv[1] in COMMAND_NAMES else "other"
+    install(cache_dir(), command)
     from .quick import run_quick_check
 
     run_quick_check(sys.argv[1:])  # returns only when the command line is not one it serves exactly as click would

@@ -60,4 +60,22 @@ def cached(directory: Path, load: Callable[[Path], T]) -> T:
             pass
     value = load(directory)  # a MatrixError propagates: only a valid matrix is ever stored
     write_atomic(where, name, pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL))
+    _drop_old_entries(where, keep=name)
     return value
+
+
+# Entries kept beside the one just written: enough for a few installs (venvs, versions) sharing one cache directory
+# without each rewriting its entry on every run, few enough that upgrades do not pile up files.
+_OTHER_ENTRIES_KEPT = 3
+
+
+def _drop_old_entries(where: Path, keep: str) -> None:
+    """Remove all but the newest few other matrix entries (each upgrade or edited table writes a new one)."""
+    try:
+        with os.scandir(where) as entries:
+            others = [(entry.stat().st_mtime_ns, entry.path) for entry in entries
+                      if entry.name.startswith("matrix-") and entry.name.endswith(".pickle") and entry.name != keep]
+        for _, path in sorted(others, reverse=True)[_OTHER_ENTRIES_KEPT:]:
+            os.unlink(path)
+    except OSError:
+        pass  # an entry another process removed first, or a directory we may not change: left as it is

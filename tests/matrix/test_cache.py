@@ -100,3 +100,18 @@ def test_the_default_place_follows_xdg_and_home(monkeypatch, tmp_path):
     monkeypatch.delenv("XDG_CACHE_HOME")
     monkeypatch.setenv("HOME", str(tmp_path / "home"))
     assert cache_dir() == tmp_path / "home" / ".cache" / "gpudoctor"
+
+
+def test_a_new_entry_keeps_only_the_three_newest_others(tables, store):
+    import os
+
+    store.mkdir(parents=True)
+    for age in range(5):  # five entries of earlier releases, the oldest first
+        old = store / f"matrix-old{age}.pickle"
+        old.write_bytes(b"stale")
+        os.utime(old, ns=(1_000_000_000 * (age + 1),) * 2)
+    (store / "unrelated-file").write_text("kept")
+    cached(tables, counting_loader([]))
+    assert sorted(p.name for p in store.iterdir()) == sorted(
+        [f"matrix-{content_key(tables)}.pickle", "matrix-old2.pickle", "matrix-old3.pickle", "matrix-old4.pickle",
+         "unrelated-file"])
