@@ -100,9 +100,10 @@ class _Background:
     """One probe run on a thread: a probe that waits on a subprocess costs its wait only where nothing else could
     run. Its errors are kept apart and handed over at ``result``, so the snapshot's order never depends on timing."""
 
-    def __init__(self, name: str, probe: Callable[[], Any]) -> None:
+    def __init__(self, name: str, probe: Callable[[], Any], join_timeout: float = 30.0) -> None:
         import threading
 
+        self._name, self._join_timeout = name, join_timeout
         self._rec = _Recorder()
         self._value: Any = None
         self._thread = threading.Thread(target=self._run, args=(name, probe), daemon=True)
@@ -112,14 +113,14 @@ class _Background:
         self._value = self._rec.attempt(name, probe)
 
     def result(self, rec: _Recorder) -> Any:
-        self._thread.join(timeout=_JOIN_TIMEOUT_S)
+        # Every command a background probe runs has its own timeout (nvcc 10 s, ldconfig 5 s, dmesg 3 s, journalctl
+        # 5 s); the join's bound is only the last word should a probe wait on something else.
+        self._thread.join(timeout=self._join_timeout)
+        if self._thread.is_alive():
+            rec.errors.append(ProbeError(self._name, f"did not finish within {self._join_timeout:g} s"))
+            return None
         rec.errors.extend(self._rec.errors)
         return self._value
-
-
-# Every command a background probe runs has its own timeout (nvcc 10 s, ldconfig 5 s, dmesg 3 s, journalctl 5 s);
-# this bound is only the last word should a probe wait on something else.
-_JOIN_TIMEOUT_S = 30.0
 
 
 def _kernel_log(runner: Runner) -> Any:
