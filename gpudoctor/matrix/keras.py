@@ -36,9 +36,39 @@ def minor_of(version: Version) -> str:
 
 
 def admits(spec: str, version: Version) -> bool:
-    """Does the requirement ``spec`` admit ``version`` (pre-releases included, as an installed one can be)?"""
+    """Does the requirement ``spec`` admit ``version`` (pre-releases included, as an installed one can be)?
+
+    keras.toml's requirements are all ">=A" or ">=A,<B". Those two operators are decided here by PEP 440's rules
+    over packaging's Version, because importing packaging.specifiers (it pulls in packaging.tags, logging and
+    platform) costs ~10 ms of a `check` wherever TensorFlow is installed. Any other clause goes to SpecifierSet;
+    tests/matrix/test_keras_admits.py holds both paths to SpecifierSet's answers over generated versions."""
+    import re
+
+    clauses = [re.fullmatch(_ORDERED_CLAUSE, clause) for clause in spec.split(",")]
+    if all(clauses):
+        from packaging.version import InvalidVersion, Version
+
+        try:
+            return all(_ordered(m.group(1), Version(m.group(2)), version) for m in clauses if m)
+        except InvalidVersion:
+            pass  # SpecifierSet says what is wrong with the requirement
     from packaging.specifiers import SpecifierSet
     return SpecifierSet(spec).contains(version, prereleases=True)
+
+
+_ORDERED_CLAUSE = r"\s*(>=|<)\s*([0-9][0-9A-Za-z.]*)\s*"  # ">=2.15.0", "<2.16", ">=2.9.0rc0": no wildcard, no local
+
+
+def _ordered(operator: str, bound: Version, version: Version) -> bool:
+    """PEP 440's ordered comparisons (https://peps.python.org/pep-0440/#version-specifiers)."""
+    from packaging.version import Version
+
+    if operator == ">=":  # inclusive (a candidate's local label is to be ignored: it only ever sorts it later)
+        return version >= bound
+    # "<" exclusive: and never a pre-release of the bound itself, unless the bound is a pre-release
+    if not version < bound:
+        return False
+    return bound.is_prerelease or not version.is_prerelease or Version(version.base_version) != Version(bound.base_version)
 
 
 @dataclass(frozen=True)
