@@ -133,9 +133,26 @@ def test_without_a_jax_table_the_fix_names_the_cuda12_plugin():
     assert finding.fix == install("jax[cuda12]")
 
 
-def test_a_driver_too_old_for_every_plugin_asks_for_a_driver():
-    (finding,) = run(j.jax_cpu_only_install, machine(CPU_072, driver=Driver(version="470.82.01")))
+@pytest.mark.parametrize("facts", [
+    machine(CPU_072, driver=Driver(version="470.82.01")),
+    machine(CPU_072, driver=Driver(cuda_version="11.4"), cc=None),
+    machine(CPU_072, driver=Driver(version="470.82.01"), python="3.8.10"),  # the driver first: no wheel runs on it at all
+])  # fmt: skip
+def test_a_driver_too_old_for_every_plugin_asks_for_a_driver(facts):
+    (finding,) = run(j.jax_cpu_only_install, facts)
     assert finding.fix == Fix("Upgrade the NVIDIA driver to 525 or newer: no JAX CUDA wheel runs on this driver and GPU", (), GUIDE)
+
+
+@pytest.mark.parametrize("driver", [R580, Driver(version="470.82.01")])  # a driver upgrade does not help such a GPU
+def test_a_gpu_older_than_every_plugin_is_not_told_to_upgrade_the_driver(driver):
+    (finding,) = run(j.jax_cpu_only_install, machine(CPU_072, driver=driver, cc="5.0"))
+    assert finding.fix == Fix("No JAX CUDA wheel supports this GPU (they need compute capability 5.2 or newer): JAX runs on the CPU here",
+                              (), GUIDE)
+
+
+def test_a_python_without_any_cuda_wheel_is_not_told_to_upgrade_the_driver():
+    (finding,) = run(j.jax_cpu_only_install, machine(CPU_072, python="3.8.10"))
+    assert finding.fix == Fix("Use a Python that JAX publishes CUDA wheels for (3.9 to 3.14; this is Python 3.8)", (), GUIDE)
 
 
 CUDA13 = JaxBuild(version="0.7.2", jaxlib="0.7.2", build="cuda13", plugin="0.7.2", pjrt="0.7.2")
