@@ -110,10 +110,11 @@ def jax_plugin_driver_too_old(facts: Facts, matrix: object) -> Iterator[Finding]
     major = table.major(jax.build)
     evidence = (f"jax-{jax.build}-plugin {jax.plugin or jax.pjrt or jax.jaxlib}: {why}",
                 f"NVIDIA driver {facts.driver.version or 'version unknown'} (CUDA {facts.driver.cuda_version or 'unknown'})")
-    fix = _gpu_fix(facts, matrix, jax, f"Install the JAX plugin this driver runs, or upgrade the driver to {major.driver_min} or newer")
-    if "compute capability" in why:
+    if "compute capability" in why:  # a driver upgrade cannot help: only another plugin can
+        fix = _gpu_fix(facts, matrix, jax, f"Install the JAX plugin this GPU runs (jax[{jax.build}] needs compute capability {major.cc_min} or newer)")
         yield Finding("gpu-arch-not-in-build", Severity.ERROR, Section.JAX, f"jax[{jax.build}] does not support this GPU: {why}", evidence, fix)
         return
+    fix = _gpu_fix(facts, matrix, jax, f"Install the JAX plugin this driver runs, or upgrade the driver to {major.driver_min} or newer")
     yield Finding("driver-too-old-for-cuda-build", Severity.ERROR, Section.JAX,
                   f"jax[{jax.build}] needs NVIDIA driver {major.driver_min} or newer", evidence, fix)
 

@@ -179,7 +179,7 @@ def test_a_gpu_older_than_the_plugin_pinned():
     assert (finding.id, finding.severity, finding.section) == ("gpu-arch-not-in-build", Severity.ERROR, Section.JAX)
     assert finding.title == f"jax[cuda13] does not support this GPU: {why}"
     assert finding.evidence == (f"jax-cuda13-plugin 0.7.2: {why}", "NVIDIA driver 580.65.06 (CUDA unknown)")
-    assert finding.fix.commands == (UNINSTALL, 'pip install -U "jax[cuda12]==0.7.2"')
+    assert finding.fix == install("jax[cuda12]==0.7.2", "Install the JAX plugin this GPU runs (jax[cuda13] needs compute capability 7.5 or newer)")
 
 
 @pytest.mark.parametrize("plugin, pjrt, shown", [(None, "0.7.1", "0.7.1"), (None, None, "0.7.2"), ("0.7.0", "0.7.1", "0.7.0")])
