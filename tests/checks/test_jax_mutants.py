@@ -150,9 +150,17 @@ def test_a_gpu_older_than_every_plugin_is_not_told_to_upgrade_the_driver(driver)
                               (), GUIDE)
 
 
-def test_a_python_without_any_cuda_wheel_is_not_told_to_upgrade_the_driver():
-    (finding,) = run(j.jax_cpu_only_install, machine(CPU_072, python="3.8.10"))
+@pytest.mark.parametrize("driver", [R570, None])  # an unknown driver is not judged: the Python is what rules them out
+def test_a_python_without_any_cuda_wheel_is_not_told_to_upgrade_the_driver(driver):
+    (finding,) = run(j.jax_cpu_only_install, machine(CPU_072, driver=driver, python="3.8.10"))
     assert finding.fix == Fix("Use a Python that JAX publishes CUDA wheels for (3.9 to 3.14; this is Python 3.8)", (), GUIDE)
+
+
+def test_a_matrix_without_jax_data_is_not_a_crash():
+    """The checks take any matrix object (a hand-built matrix directory may lack jax.toml): no table, no version data."""
+    (finding,) = run(j.jax_cpu_only_install, machine(CPU_072), object())
+    assert finding.fix == install("jax[cuda12]")
+    assert run(j.jax_plugin_driver_too_old, machine(CUDA13), object()) == []
 
 
 CUDA13 = JaxBuild(version="0.7.2", jaxlib="0.7.2", build="cuda13", plugin="0.7.2", pjrt="0.7.2")
