@@ -43,11 +43,26 @@ def _gpu_fix(facts: Facts, matrix: object, jax: JaxBuild, summary: str) -> Fix:
         installed = (jax.version or "").split("+")[0]
         choice = (choose_jax(table, version=installed, **args) if table.release(installed) else None) or choose_jax(table, **args)
     if choice is None and table is not None:
-        floor = table.major("cuda12").driver_min
-        return Fix(f"Upgrade the NVIDIA driver to {floor} or newer: no JAX CUDA wheel runs on this driver and GPU",
-                   (), INSTALL_URL)
+        return _no_cuda_wheel_fix(facts, table)
     requirement = choice.requirement if choice else "jax[cuda12]"
     return Fix(summary, ("pip uninstall -y jax jaxlib", f'pip install -U "{requirement}"'), INSTALL_URL)
+
+
+def _no_cuda_wheel_fix(facts: Facts, table) -> Fix:
+    """No jax[cudaNN] release fits: say which of the GPU, the driver and the Python rules every plugin out. The GPU
+    first: a newer driver does not help a GPU older than every plugin's compute capability floor."""
+    if all(plugin_ok(table, m.name, None, None, _ccs(facts)) for m in table.majors):
+        floor = min((m.cc_min for m in table.majors), key=try_vtuple)
+        return Fix(f"No JAX CUDA wheel supports this GPU (they need compute capability {floor} or newer): JAX runs on the CPU here",
+                   (), INSTALL_URL)
+    driver = facts.driver
+    version, cuda = (driver.version, driver.cuda_version) if driver else (None, None)
+    if all(plugin_ok(table, m.name, version, cuda, ()) for m in table.majors):
+        floor = min((m.driver_min for m in table.majors), key=try_vtuple)
+        return Fix(f"Upgrade the NVIDIA driver to {floor} or newer: no JAX CUDA wheel runs on this driver and GPU", (), INSTALL_URL)
+    pythons = sorted({p for r in table.releases if r.plugins for p in r.python}, key=try_vtuple)
+    return Fix(f"Use a Python that JAX publishes CUDA wheels for ({pythons[0]} to {pythons[-1]}; this is Python {_python(facts)})",
+               (), INSTALL_URL)
 
 
 def jax_cpu_only_install(facts: Facts, matrix: object) -> Iterator[Finding]:
@@ -95,10 +110,11 @@ def jax_plugin_driver_too_old(facts: Facts, matrix: object) -> Iterator[Finding]
     major = table.major(jax.build)
     evidence = (f"jax-{jax.build}-plugin {jax.plugin or jax.pjrt or jax.jaxlib}: {why}",
                 f"NVIDIA driver {facts.driver.version or 'version unknown'} (CUDA {facts.driver.cuda_version or 'unknown'})")
-    fix = _gpu_fix(facts, matrix, jax, f"Install the JAX plugin this driver runs, or upgrade the driver to {major.driver_min} or newer")
-    if "compute capability" in why:
+    if "compute capability" in why:  # a driver upgrade cannot help: only another plugin can
+        fix = _gpu_fix(facts, matrix, jax, f"Install the JAX plugin this GPU runs (jax[{jax.build}] needs compute capability {major.cc_min} or newer)")
         yield Finding("gpu-arch-not-in-build", Severity.ERROR, Section.JAX, f"jax[{jax.build}] does not support this GPU: {why}", evidence, fix)
         return
+    fix = _gpu_fix(facts, matrix, jax, f"Install the JAX plugin this driver runs, or upgrade the driver to {major.driver_min} or newer")
     yield Finding("driver-too-old-for-cuda-build", Severity.ERROR, Section.JAX,
                   f"jax[{jax.build}] needs NVIDIA driver {major.driver_min} or newer", evidence, fix)
 
