@@ -14,7 +14,7 @@ XID_DOCS = "https://docs.nvidia.com/deploy/xid-errors/index.html"
 _ACTION_ORDER = ("none", "restart-app", "reset-gpu", "reboot", "service")
 _SEVERITY = {"none": Severity.INFO, "restart-app": Severity.WARNING, "reset-gpu": Severity.ERROR,
              "reboot": Severity.ERROR, "service": Severity.ERROR}
-_CAUSED_BY = re.compile(r"caused by previous Xid (\d{1,4})")
+_CAUSED_BY = re.compile(r"caused by previous Xid (\d{1,4})\b")  # \b: "Xid 12345" names no Xid, not Xid 1234
 _UNKNOWN_XID_ACTION = "restart-app"  # an Xid the table does not know: a warning that points at NVIDIA's catalog
 
 

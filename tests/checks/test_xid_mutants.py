@@ -146,6 +146,7 @@ def test_a_named_xid_already_logged_on_that_gpu_is_not_counted_twice():
 @pytest.mark.parametrize("event", [
     XidEvent(45, "0000:2b:00", "Ch 00000001"), XidEvent(45, "0000:2b:00", None),
     XidEvent(43, "0000:2b:00", NAMES_149),  # only Xid 45 names a cause
+    XidEvent(45, "0000:2b:00", "Ch 00000001 caused by previous Xid 12345"),  # no Xid has five digits: not Xid 1234
 ])  # fmt: skip
 def test_nothing_named(event):
     finding = xid_finding(logged(event))
