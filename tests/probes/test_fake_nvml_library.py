@@ -178,3 +178,10 @@ def test_check_with_the_driver_not_loaded_says_so(fake_nvml, tmp_path):
     code, report = check_json(fake_nvml, "--from", str(snapshot))
     finding = {f["id"]: f for f in report["findings"]}["gpu-without-driver"]
     assert code == 1 and finding["severity"] == "error" and "NVML: Driver Not Loaded" in finding["evidence"]
+
+
+def test_without_a_c_compiler_the_build_says_why_so_the_tests_skip(monkeypatch, tmp_path):
+    monkeypatch.setenv("PATH", str(tmp_path))  # a PATH with no cc or gcc on it
+    with pytest.raises(CannotBuild, match="no C compiler"):
+        build(tmp_path / "lib")
+    assert not (tmp_path / "lib").exists()
