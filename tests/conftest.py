@@ -85,8 +85,9 @@ def pytest_collection_modifyitems(config, items):
         usable = cuda_devices_torch_sees()  # asked only where nvidia-smi lists a GPU: a CPU-only run pays nothing
         if usable:
             return
-        seen = "torch could not be asked (not installed, or its import failed)" if usable is None else "torch.cuda sees no device"
-        reason = f"needs a GPU that CUDA can use: nvidia-smi lists {', '.join(gpus)} but {seen} (a fake GPU, or a driver this torch cannot use)"
+        seen = "torch.cuda sees no device" if usable == 0 else "torch could not be asked (not installed, or import failed)"
+        reason = (f"needs a GPU that CUDA can use: nvidia-smi lists {', '.join(gpus)} but {seen} "
+                  "(a fake GPU, or a driver this torch cannot use)")
     for item in marked["gpu"]:
         item.add_marker(pytest.mark.skip(reason=reason))
 

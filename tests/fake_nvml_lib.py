@@ -23,7 +23,7 @@ class CannotBuild(Exception):
 
 
 def build(directory: Path) -> Path:
-    """Compiles the fake into ``directory``/libnvidia-ml.so.1 (if not there yet) and returns ``directory``."""
+    """Compiles the fake into ``directory``/libnvidia-ml.so.1 (unless an up-to-date one is there) and returns it."""
     if not sys.platform.startswith("linux"):
         raise CannotBuild("the fake NVML is a Linux shared library (pynvml dlopens libnvidia-ml.so.1 only there)")
     compiler = shutil.which("cc") or shutil.which("gcc")
@@ -31,8 +31,8 @@ def build(directory: Path) -> Path:
         raise CannotBuild("no C compiler (cc) on PATH to build the fake libnvidia-ml.so.1")
     directory = Path(directory)
     library = directory / SONAME
-    if library.is_file():
-        return directory
+    if library.is_file() and library.stat().st_mtime >= SOURCE.stat().st_mtime:
+        return directory  # built from this source already (a kept directory is rebuilt when the source changes)
     directory.mkdir(parents=True, exist_ok=True)
     built = directory / f".{SONAME}.building"
     done = subprocess.run([compiler, "-shared", "-fPIC", "-O1", "-o", str(built), str(SOURCE)],

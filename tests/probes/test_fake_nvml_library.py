@@ -79,7 +79,8 @@ def test_the_real_probe_reads_the_t4_through_pynvml_and_the_library(fake_nvml):
     assert gpu["ecc_uncorrected_errors"] == 0
     assert [(p["pid"], p["used_mib"]) for p in gpu["processes"]] == [(5762, 1005), (675, 22)]
     health = gpu["health"]
-    assert (health["persistence_mode"], health["display_active"], health["utilization_gpu_percent"]) == (False, False, 0)
+    assert (health["persistence_mode"], health["display_active"]) == (False, False)
+    assert health["utilization_gpu_percent"] == 0
     assert (health["power_limit_mw"], health["power_default_limit_mw"]) == (70000, 70000)
     assert (health["retired_pages_sbe"], health["retired_pages_dbe"], health["retired_pages_pending"]) == (0, 0, False)
     # a T4 has no row remapper, NVLink or fabric: unknown, never "all links down"
@@ -107,6 +108,34 @@ def test_a_function_the_515_driver_lacks_is_function_not_found_and_the_probe_fal
     assert done.stdout.split() == ["function-not-found", "0"], done.stderr
     health = probe(fake_nvml)["gpus"][0]["health"]
     assert health["clocks_event_reasons"] == []  # read through the older ...ThrottleReasons name: no reason active
+
+
+def test_the_library_has_every_function_the_probes_look_up_but_the_two_a_515_driver_lacks(fake_nvml):
+    """If gpudoctor starts reading a new NVML function, this names it: add it to fake_nvml.c (or, if driver 515 had
+    no such symbol, to the absent ones here), or the fake T4 silently reports that field as unknown."""
+    code = ("import pynvml\nlooked_up = []\nreal = pynvml._nvmlGetFunctionPointer\n"
+            "def spy(name):\n    try:\n        return real(name)\n"
+            "    except pynvml.NVMLError_FunctionNotFound:\n        looked_up.append(name)\n        raise\n"
+            "pynvml._nvmlGetFunctionPointer = spy\n"
+            "from gpudoctor.probes.nvml import probe_nvml\nprobe_nvml()\n"
+            "from gpudoctor.probes.nvml_state import sample_all\npynvml.nvmlInit()\nsample_all(pynvml)\n"
+            "print(sorted(set(looked_up)))")  # fmt: skip
+    done = child(fake_nvml, ["-c", code])
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == str(["nvmlDeviceGetCurrentClocksEventReasons", "nvmlDeviceGetGpuFabricInfo"])
+
+
+def test_what_bench_samples_during_a_run_reads_the_t4_too(fake_nvml):
+    code = ("import dataclasses, json\nfrom gpudoctor.probes.nvml import _import_pynvml\n"
+            "from gpudoctor.probes.nvml_state import sample_all\nnvml = _import_pynvml()\nnvml.nvmlInit()\n"
+            "print(json.dumps([dataclasses.asdict(s) for s in sample_all(nvml)]))")  # fmt: skip
+    done = child(fake_nvml, ["-c", code])
+    assert done.returncode == 0, done.stderr
+    (sample,) = json.loads(done.stdout)
+    assert sample == {"index": 0, "bus_id": "00000000:00:1E.0", "throttle_reasons": [], "sm_clock_mhz": 585,
+                      "sm_clock_max_mhz": 1590, "pcie_gen": 3, "pcie_gen_max": 3, "pcie_width": 8, "pcie_width_max": 16,
+                      "power_limit_w": 70.0, "power_default_limit_w": 70.0, "persistence_mode": False,
+                      "temperature_c": 40, "processes": [[5762, 1005]]}  # fmt: skip
 
 
 def test_not_supported_fields_become_unknown_and_the_gpu_is_still_reported(fake_nvml):

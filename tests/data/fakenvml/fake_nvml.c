@@ -146,12 +146,23 @@ int nvmlDeviceGetMaxPcieLinkWidth(fake_device *d, unsigned int *w) { return uint
 int nvmlDeviceGetPersistenceMode(fake_device *d, unsigned int *m) { return uint_answer(d, "persistence", m, 0); }
 int nvmlDeviceGetDisplayActive(fake_device *d, unsigned int *m) { return uint_answer(d, "display", m, 0); }
 int nvmlDeviceGetPowerManagementLimit(fake_device *d, unsigned int *mw) { return uint_answer(d, "power", mw, 70000); }
-int nvmlDeviceGetPowerManagementDefaultLimit(fake_device *d, unsigned int *mw) { return uint_answer(d, "power", mw, 70000); }
+int nvmlDeviceGetPowerManagementDefaultLimit(fake_device *d, unsigned int *mw) {
+    return uint_answer(d, "power", mw, 70000);
+}
 int nvmlDeviceGetRetiredPagesPendingStatus(fake_device *d, unsigned int *p) { return uint_answer(d, "retired", p, 0); }
-int nvmlDeviceGetTemperature(fake_device *d, unsigned int sensor, unsigned int *c) { (void)sensor; return uint_answer(d, "temperature", c, 40); }
+int nvmlDeviceGetTemperature(fake_device *d, unsigned int sensor, unsigned int *celsius) {
+    (void)sensor;
+    return uint_answer(d, "temperature", celsius, 40);
+}
 /* nvmlClockType_t 1 = NVML_CLOCK_SM: 585 MHz now, 1590 MHz at most; the other clocks the same in the capture. */
-int nvmlDeviceGetClockInfo(fake_device *d, unsigned int type, unsigned int *mhz) { (void)type; return uint_answer(d, "clocks", mhz, 585); }
-int nvmlDeviceGetMaxClockInfo(fake_device *d, unsigned int type, unsigned int *mhz) { (void)type; return uint_answer(d, "clocks", mhz, 1590); }
+int nvmlDeviceGetClockInfo(fake_device *d, unsigned int type, unsigned int *mhz) {
+    (void)type;
+    return uint_answer(d, "clocks", mhz, 585);
+}
+int nvmlDeviceGetMaxClockInfo(fake_device *d, unsigned int type, unsigned int *mhz) {
+    (void)type;
+    return uint_answer(d, "clocks", mhz, 1590);
+}
 int nvmlDeviceGetUtilizationRates(fake_device *d, utilization *u) {
     DEVICE_CALL(d, "utilization", u) u->gpu = 0, u->memory = 0;
     return SUCCESS;
