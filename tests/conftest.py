@@ -54,13 +54,42 @@ def nvidia_gpus_here() -> tuple[str, ...]:
     return tuple(m.group(1) for m in re.finditer(r"^GPU \d+: (.+?) \(UUID", done.stdout, re.MULTILINE)) if done.returncode == 0 else ()
 
 
+def cuda_devices_torch_sees() -> int | None:
+    """How many CUDA devices torch can use here, asked in a child process (CUDA initialised in the test process
+    would make later forks unsafe). None when torch is not installed or the child fails. nvidia-smi listing a GPU is
+    not the same: a fake nvidia-smi or NVML (tests/data/fakebin, tests/fake_nvml_lib.py), or a driver too old for
+    this torch build, lists a GPU that CUDA cannot use."""
+    import subprocess
+    import sys
+
+    code = "import torch; print(torch.cuda.device_count())"
+    try:
+        done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    except (OSError, subprocess.SubprocessError):
+        return None
+    last = done.stdout.strip().splitlines()[-1:] if done.returncode == 0 else []
+    return int(last[0]) if last and last[0].isdigit() else None
+
+
 def pytest_collection_modifyitems(config, items):
-    has_gpu = bool(nvidia_gpus_here()) if any(i.get_closest_marker("gpu") or i.get_closest_marker("no_gpu") for i in items) else False
-    for item in items:
-        if item.get_closest_marker("gpu") and not has_gpu:
-            item.add_marker(pytest.mark.skip(reason="needs an NVIDIA GPU (nvidia-smi -L lists none)"))
-        if item.get_closest_marker("no_gpu") and has_gpu:
+    marked = {name: [i for i in items if i.get_closest_marker(name)] for name in ("gpu", "no_gpu")}
+    gpus = nvidia_gpus_here() if marked["gpu"] or marked["no_gpu"] else ()
+    for item in marked["no_gpu"]:
+        if gpus:
             item.add_marker(pytest.mark.skip(reason="states what a machine without a GPU sees; this one has a GPU"))
+    if not marked["gpu"]:
+        return
+    if not gpus:
+        reason = "needs an NVIDIA GPU (nvidia-smi -L lists none)"
+    else:
+        usable = cuda_devices_torch_sees()  # asked only where nvidia-smi lists a GPU: a CPU-only run pays nothing
+        if usable:
+            return
+        seen = "torch.cuda sees no device" if usable == 0 else "torch could not be asked (not installed, or import failed)"
+        reason = (f"needs a GPU that CUDA can use: nvidia-smi lists {', '.join(gpus)} but {seen} "
+                  "(a fake GPU, or a driver this torch cannot use)")
+    for item in marked["gpu"]:
+        item.add_marker(pytest.mark.skip(reason=reason))
 
 
 # TensorFlow, JAX and torch (with triton) abort the interpreter when loaded into one process; the suite imports torch

@@ -3,7 +3,7 @@ once against the real pynvml on this GPU-less machine."""
 
 from __future__ import annotations
 
-import ctypes.util
+import ctypes
 import os
 import subprocess
 import sys
@@ -94,10 +94,16 @@ def test_init_failures_are_the_real_pynvml_classes() -> None:
     assert type(failing_init(9)._init_error) is pynvml.NVMLError_DriverNotLoaded
 
 
-def test_nvml_error_text() -> None:
+def test_nvml_error_text(monkeypatch: pytest.MonkeyPatch) -> None:
     assert nvml_error_text(pynvml.NVMLError_LibRmVersionMismatch()) == "Driver/library version mismatch"
     assert nvml_error_text(pynvml.NVMLError(pynvml.NVML_ERROR_GPU_IS_LOST)) == "GPU is lost"
-    # A code without a built-in text asks the (here absent) library for one; pynvml then falls back to the number.
+    # A code without a built-in text asks the library for one (pynvml keeps the answer); without a library, pynvml
+    # falls back to the number. An earlier test may have loaded a library (a GPU host's, or the fake NVML on
+    # LD_LIBRARY_PATH): this one states the no-library case, whatever ran before it.
+    monkeypatch.setattr(pynvml, "nvmlLib", None)
+    monkeypatch.setattr(pynvml, "_nvmlGetFunctionPointer_cache", {})
+    known = {k: v for k, v in pynvml.NVMLError._errcode_to_string.items() if k != pynvml.NVML_ERROR_NOT_READY}
+    monkeypatch.setattr(pynvml.NVMLError, "_errcode_to_string", known)
     assert nvml_error_text(pynvml.NVMLError(pynvml.NVML_ERROR_NOT_READY)) == "NVML Error with code 27"
 
 
@@ -207,7 +213,15 @@ def test_pynvml_not_installed(monkeypatch: pytest.MonkeyPatch) -> None:
     assert str(caught.value) == "nvidia-ml-py (pynvml) is not installed"
 
 
-@pytest.mark.skipif(ctypes.util.find_library("nvidia-ml") is not None, reason="this machine has an NVIDIA driver")
+def nvml_library_loads() -> bool:
+    """Whether dlopen("libnvidia-ml.so.1") succeeds here, as the probe asks it (asked in a child, so the test process
+    maps nothing). ctypes.util.find_library misses a library found only through LD_LIBRARY_PATH, like the fake NVML's
+    (tests/fake_nvml_lib.py), which has no unversioned libnvidia-ml.so for it to find."""
+    code = "import ctypes; ctypes.CDLL('libnvidia-ml.so.1')"
+    return subprocess.run([sys.executable, "-c", code], capture_output=True, timeout=60).returncode == 0
+
+
+@pytest.mark.skipif(nvml_library_loads(), reason="libnvidia-ml.so.1 loads here: an NVIDIA driver, or the fake NVML")
 def test_real_pynvml_without_a_driver() -> None:
     with pytest.raises(ProbeFailed) as caught:
         probe_nvml()
