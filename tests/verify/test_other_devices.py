@@ -138,3 +138,29 @@ def test_tensorflow_metal_device_is_named_mps():
     assert (chosen.tf_name, chosen.name, note) == ("/GPU:0", "mps", None)
     with pytest.raises(NoDevice, match="tensorflow-metal"):
         tf_dev.resolve_device("mps", FakeTf([], cuda_build=False))
+
+
+# -- why a CUDA build of torch ran on the CPU: torch's own reason, which is_available() swallows -------------------
+
+TOO_OLD = ("The NVIDIA driver on your system is too old (found version 11070). Please update your GPU driver by "
+           "downloading and installing a new version from the URL: http://www.nvidia.com/Download/index.aspx")
+
+
+def test_the_reason_is_the_first_sentence_torch_raises(monkeypatch):
+    def init():
+        raise RuntimeError(TOO_OLD)
+
+    monkeypatch.setattr(torch.cuda, "init", init)
+    assert dev.cuda_init_error() == "torch says: The NVIDIA driver on your system is too old (found version 11070)"
+    if torch.version.cuda and not getattr(torch.version, "hip", None):
+        assert dev.why_no_cuda() == (f" (torch {torch.__version__} is a CUDA {torch.version.cuda} build; "
+                                     "torch says: The NVIDIA driver on your system is too old (found version 11070))")
+
+
+def test_without_a_raised_reason_the_general_one_stays(monkeypatch):
+    monkeypatch.setattr(torch.cuda, "init", lambda: None)
+    assert dev.cuda_init_error() is None
+    if torch.version.cuda and not getattr(torch.version, "hip", None):
+        assert dev.why_no_cuda().endswith("build; no driver or GPU is visible)")
+    monkeypatch.setattr(torch.cuda, "init", lambda: (_ for _ in ()).throw(RuntimeError("  ")))
+    assert dev.cuda_init_error() is None

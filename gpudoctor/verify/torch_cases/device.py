@@ -100,7 +100,21 @@ def why_no_cuda() -> str:
         return f" (torch {torch.__version__} is a ROCm/HIP {torch.version.hip} build; no AMD GPU is visible to HIP)"
     if torch.version.cuda is None:
         return f" (torch {torch.__version__} is a CPU-only build)"
-    return f" (torch {torch.__version__} is a CUDA {torch.version.cuda} build; no driver or GPU is visible)"
+    reason = cuda_init_error()
+    return f" (torch {torch.__version__} is a CUDA {torch.version.cuda} build; {reason or 'no driver or GPU is visible'})"
+
+
+def cuda_init_error() -> str | None:
+    """torch's own reason, which torch.cuda.is_available() swallows and torch.cuda.init() raises: "Found no NVIDIA
+    driver on your system", or "The NVIDIA driver on your system is too old (found version 11070)" (its first
+    sentence; the rest is a download link)."""
+    try:
+        torch.cuda.init()
+    except Exception as exc:  # noqa: BLE001 - whatever torch raises is the reason to show
+        text = " ".join(str(exc).split())
+        first = text.split(". ", 1)[0].rstrip(".")[:200]
+        return f"torch says: {first}" if first else None
+    return None
 
 
 def same_device(a: torch.device, b: torch.device) -> bool:
