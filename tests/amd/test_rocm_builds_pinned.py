@@ -211,6 +211,9 @@ def test_torch_cpu_build_on_amd_gpu_and_without_a_table(matrix):
     assert cpu.fix.commands[1] == "pip install 'torch==2.10.*' torchvision --index-url https://download.pytorch.org/whl/rocm7.1"
     (no_table,) = run(rb.torch_cuda_build_on_amd_gpu, machine(TorchBuild(version="2.8.0+cpu", build="cpu"), RX7900XTX), None)
     assert no_table.fix == Fix("Install PyTorch's ROCm build", (), "https://pytorch.org/get-started/locally/")
+    # the version unknown: no gap where it would stand
+    (unversioned,) = run(rb.torch_cuda_build_on_amd_gpu, machine(TorchBuild(cuda="12.8", build="cuda"), RX7900XTX), None)
+    assert unversioned.title == "torch is a CUDA build on a machine whose GPUs are AMD's: it runs on the CPU"
 
 
 def test_torch_cuda_build_on_amd_gpu_is_silent_unless_the_gpus_are_only_amds(matrix):
