@@ -50,7 +50,7 @@ def run(rule, facts, matrix):
 
 
 def test_wheel_for_finds_the_release_series_row():
-    for version in ("2.8.0+rocm6.4", "2.8.1", "2.8"):
+    for version in ("2.8.0+rocm6.4", "2.8+rocm6.4", "2.8.1", "2.8"):
         assert rb.wheel_for(Facts(frameworks=Frameworks(torch=TorchBuild(version=version, hip="6.2"))), TABLE) is W28
     # a series the table lacks: no row, and the ROCm version does not stand in for it
     assert rb.wheel_for(Facts(frameworks=Frameworks(torch=TorchBuild(version="2.7.0+rocm6.4", hip="6.4"))), TABLE) is None
@@ -161,7 +161,7 @@ def test_gpu_gfx_not_in_rocm_build_is_silent_where_it_cannot_judge(matrix):
     silent(machine(None, RX5700XT))
     silent(Facts(amd_gpus=(RX5700XT,)))
     silent(machine(TorchBuild(version="2.8.0+cu128", cuda="12.8", build="cuda"), RX5700XT))
-    silent(machine(TorchBuild(version="2.4.0a0+git1234", hip="6.4", build="rocm"), RX5700XT))  # a container's own build
+    silent(machine(TorchBuild(version="2.8.0a0+git1234", hip="6.4", build="rocm"), RX5700XT))  # a container's own build of 2.8
     silent(machine(TorchBuild(version="3.0.0+rocm7.9", hip="7.9", build="rocm"), RX5700XT))  # a release the table lacks
     silent(machine(ROCM64))
 
