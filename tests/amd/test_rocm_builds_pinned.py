@@ -50,7 +50,7 @@ def run(rule, facts, matrix):
 
 
 def test_wheel_for_finds_the_release_series_row():
-    for version in ("2.8.0+rocm6.4", "2.8+rocm6.4", "2.8.1", "2.8"):
+    for version in ("2.8.0+rocm6.4", "2.8+rocm6.4", "2.8.0rc1+rocm6.4", "2.8.1", "2.8"):  # a release candidate is its series
         assert rb.wheel_for(Facts(frameworks=Frameworks(torch=TorchBuild(version=version, hip="6.2"))), TABLE) is W28
     # a series the table lacks: no row, and the ROCm version does not stand in for it
     assert rb.wheel_for(Facts(frameworks=Frameworks(torch=TorchBuild(version="2.7.0+rocm6.4", hip="6.4"))), TABLE) is None
@@ -135,7 +135,21 @@ def test_gpu_gfx_under_an_override_onto_a_carried_target_is_a_warning(matrix):
         assert plain.title == "AMD GPU 0: AMD Radeon RX 6700 XT (gfx1031) is not a target of this ROCm build of torch: kernels fail with 'invalid device function'"
 
 
+def test_gpu_gfx_not_in_this_build_but_in_a_newer_one_gets_the_upgrade(matrix):
+    rocm_25 = TorchBuild(version="2.5.1+rocm6.2", hip="6.2", build="rocm")
+    (finding,) = run(rb.gpu_gfx_not_in_rocm_build, machine(rocm_25, AmdGpu(0, "AMD Radeon RX 9070 XT", "gfx1201")), matrix)
+    assert finding == Finding(
+        "gpu-gfx-not-in-rocm-build", Severity.ERROR, Section.TORCH,
+        "AMD GPU 0: AMD Radeon RX 9070 XT (gfx1201) is not a target of this ROCm build of torch: kernels fail with 'invalid device function'",
+        ("AMD GPU 0: AMD Radeon RX 9070 XT (gfx1201)", "torch 2.5.1+rocm6.2 (ROCm 6.2) official wheels carry: gfx900 gfx906 gfx1030 gfx1100"),
+        Fix("Install an official build that carries gfx1201",
+            (UNINSTALL, "pip install 'torch==2.10.*' torchvision --index-url https://download.pytorch.org/whl/rocm7.1"), PREVIOUS))
+
+
 def test_gpu_gfx_not_in_rocm_build_one_finding_per_missing_target(matrix):
+    # a carried GPU listed first does not end the look at the others
+    (after_a_carried_one,) = run(rb.gpu_gfx_not_in_rocm_build, machine(ROCM64, RX7900XTX, AmdGpu(2), RX5700XT), matrix)
+    assert after_a_carried_one.evidence[0] == "AMD GPU 0: AMD Radeon RX 5700 XT (gfx1010)"
     found = run(rb.gpu_gfx_not_in_rocm_build, machine(ROCM64, RX5700XT, dataclasses.replace(RX6700XT, index=1)), matrix)
     assert [(f.severity, f.fix.summary) for f in found] == [
         (Severity.ERROR, "No official PyTorch wheel carries gfx1010: use a supported GPU, build from source, or an unofficial build"),
@@ -240,6 +254,13 @@ def test_hip_no_binary_for_gpu_where_the_build_cannot_be_judged():
         ("log: RuntimeError: HIP error: invalid device function", "AMD GPU 0: AMD Radeon RX 6700 XT (gfx1031)",
          "HSA_OVERRIDE_GFX_VERSION=10.3.0 is set, and the build still has no code object for it"),
         Fix("Use a build that carries this GPU's gfx target (rocminfo names it)", (), "https://pytorch.org/get-started/locally/"))]
+
+
+def test_hip_no_binary_for_gpu_points_a_container_build_at_the_official_wheel_for_its_target(matrix):
+    facts = machine(TorchBuild(version="2.4.0a0+git1234", hip="6.2", build="rocm"), AmdGpu(0, "AMD Instinct MI50", "gfx906"), symptoms=(INVALID,))
+    (finding,) = run(rb.hip_no_binary_for_gpu, facts, matrix)
+    assert finding.fix == Fix("Use a build that carries this GPU's gfx target (rocminfo names it)",
+                              (UNINSTALL, "pip install 'torch==2.6.*' torchvision --index-url https://download.pytorch.org/whl/rocm6.2.4"), PREVIOUS)
 
 
 def test_hip_no_binary_for_gpu_with_the_gpu_unknown(matrix):
