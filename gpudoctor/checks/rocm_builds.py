@@ -116,9 +116,10 @@ def torch_cuda_build_on_amd_gpu(facts: Facts, matrix: "Matrix | None") -> Iterat
         return
     kind = "a CUDA" if torch_build_kind(torch) == "cuda" else "a CPU-only"
     gfx = next((g.gfx_target for g in found if g.gfx_target), None)
+    name = f"torch {torch.version}" if torch.version else "torch"  # no gap where an unknown version would stand
     yield Finding(
         "torch-not-rocm-on-amd-gpu", Severity.ERROR, Section.TORCH,
-        f"torch {torch.version or ''} is {kind} build on a machine whose GPUs are AMD's: it runs on the CPU",
+        f"{name} is {kind} build on a machine whose GPUs are AMD's: it runs on the CPU",
         tuple(amd_label(g) for g in found) + ("PyTorch reaches AMD GPUs only through its ROCm build (torch.version.hip)",),
         rocm_install_fix(_table(matrix), gfx, "Install PyTorch's ROCm build"),
     )
