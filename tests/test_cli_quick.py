@@ -54,8 +54,8 @@ def test_the_quick_path_prints_and_exits_as_the_click_command_does(args):
 
 
 def test_the_quick_path_never_imports_click():
-    code = ("import sys; sys.argv = ['gpudoctor', 'check', '--json']\nfrom gpudoctor.cli import run\n"
-            "try:\n    run()\nexcept SystemExit:\n    pass\nprint('click' in sys.modules, file=sys.stderr)")
+    code = ("import atexit, sys; sys.argv = ['gpudoctor', 'check', '--json']\nfrom gpudoctor.cli import run\n"
+            "atexit.register(lambda: print('click' in sys.modules, file=sys.stderr))\nrun()")
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, cwd=ROOT, env=ENV)
     assert done.stderr.strip().splitlines()[-1] == "False", done.stderr
 
@@ -99,3 +99,45 @@ def test_echo_writes_what_click_echo_writes(monkeypatch, text, encoding):
         return raw.getvalue()
 
     assert written(check_run.echo) == written(lambda t: click.echo(t, nl=False))
+
+
+# -- a short-lived process: no cyclic GC, and no interpreter teardown at the end -----------------------------------
+
+_PROCESS = """
+import atexit, gc, sys
+sys.argv = ["gpudoctor"] + sys.argv[1:]
+atexit.register(lambda: print("atexit ran; gc enabled:", gc.isenabled(), file=sys.stderr))
+from gpudoctor.cli import run
+try:
+    run()
+finally:
+    print("teardown reached", file=sys.stderr)  # a `finally` still runs when the process ends by SystemExit
+"""
+
+
+@pytest.mark.parametrize("args, quick", [(["check", "--json"], True), (["check", "--strict"], True),
+                                         (["matrix", "cuda", "12.8"], False)])
+def test_a_quick_check_ends_without_teardown_but_runs_the_atexit_handlers(args, quick):
+    done = subprocess.run([sys.executable, "-c", _PROCESS, *args], capture_output=True, text=True, timeout=120, cwd=ROOT,
+                          env=ENV)
+    lines = done.stderr.splitlines()
+    assert f"atexit ran; gc enabled: {not quick}" in lines
+    assert ("teardown reached" in lines) is not quick
+    assert done.stdout  # the report (or the matrix answer) was flushed before the end
+    if quick:
+        expected = run_cli(*args, quick=False)  # the click command: same output, same exit code
+        assert (done.returncode, done.stdout) == (expected.returncode, expected.stdout)
+
+
+def test_end_process_leaves_an_exit_it_cannot_mirror_to_the_interpreter():
+    from gpudoctor.cli.quick import end_process
+
+    assert end_process("a message, not a number") is None  # returns: the caller re-raises the SystemExit
+
+
+def test_a_failed_flush_at_the_end_is_status_120_as_in_cpython():
+    code = ("import sys\nfrom gpudoctor.cli.quick import end_process\n"
+            "class Closed:\n    def flush(self):\n        raise BrokenPipeError(32, 'Broken pipe')\n"
+            "sys.stdout = Closed()\nend_process(0)")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, cwd=ROOT, env=ENV)
+    assert done.returncode == 120

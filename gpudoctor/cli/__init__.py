@@ -27,7 +27,13 @@ def __getattr__(name: str):
 
 def run() -> None:
     """The `gpudoctor` console script and `python -m gpudoctor`. The compiled dataclass methods of earlier runs are
-    reused (gpudoctor.dataclass_code: creating the classes was the largest cost of a check)."""
+    reused (gpudoctor.dataclass_code: creating the classes was the largest cost of a check). A flags-only `check`
+    is served without click and run as a short-lived process (gpudoctor.cli.quick)."""
+    from .quick import quick_flags, short_lived_process
+
+    quick = quick_flags(sys.argv[1:], os.environ) is not None
+    if quick:
+        short_lived_process()
     from ..dataclass_code import import_dataclasses_without_inspect, install
 
     import_dataclasses_without_inspect()
@@ -35,9 +41,14 @@ def run() -> None:
 
     command = sys.argv[1] if len(sys.argv) > 1 and sys.argv[1] in COMMAND_NAMES else "other"
     install(cache_dir(), command)
-    from .quick import run_quick_check
+    if quick:
+        from .quick import end_process, run_quick_check
 
-    run_quick_check(sys.argv[1:])  # returns only when the command line is not one it serves exactly as click would
+        try:
+            run_quick_check(sys.argv[1:])
+        except SystemExit as done:
+            end_process(done.code)  # returns only where it cannot end the process as the interpreter would
+            raise
     from .group import main
 
     main()
