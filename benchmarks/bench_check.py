@@ -7,7 +7,12 @@ the known ones at once with --peers-bin DIR (the bin/ of a venv where they are i
 gpu-doctor, mlenvdoctor; give that venv the frameworks too, as a user's would have).
 
 Time an installed copy, as users run it: an editable install adds its import finder to every start (measured at
-15-30 ms here), so --python should name the interpreter of a venv with `pip install .` (non-editable).
+15-30 ms here), so --python should name the interpreter of a venv with `pip install .` (non-editable). Give that
+venv the peers' frameworks too (a .pth file naming the site-packages that holds torch, TensorFlow and JAX): with
+them installed `check` reads and judges their builds, ~6 ms more than on a machine without them. For example:
+
+    python -m venv /tmp/gd && /tmp/gd/bin/pip install .
+    python -c "import site; print(site.getsitepackages()[0])" > /tmp/gd/lib/python3.11/site-packages/zz-frameworks.pth
 
     python benchmarks/bench_check.py [--runs 15] [--python VENV/bin/python] [--peers-bin DIR] [--compare "CMD"]...
 """
