@@ -4,10 +4,13 @@ matrices/accelerators.toml and without them, and the machines each must stay sil
 
 from __future__ import annotations
 
+import dataclasses
+
 import pytest
 
 from gpudoctor.checks import platforms_misc as misc
 from gpudoctor.matrix import load_matrix
+from gpudoctor.matrix.platform_tables import AcceleratorNotes
 from gpudoctor.model import Facts, Finding, Fix, Frameworks, Gpu, Host, Jetson, Notebook, Section, Severity, Symptom, TorchBuild
 
 TORCH_DML = ("PyTorch on any DirectX 12 GPU (AMD, Intel, NVIDIA) of Windows or WSL2, as the device torch_directml.device(); "
@@ -224,3 +227,27 @@ def test_xla_gpu_only_adds_the_cuda_library_hint(matrix):
 @pytest.mark.parametrize("said", [None, (), (Symptom("tf-xla-gpu-only", "/device:XLA_GPU:0"),)])
 def test_xla_silent(matrix, said):
     assert run(misc.tf_xla_devices, Facts(symptoms=said), matrix) == []
+
+
+# -- the notes come from matrices/accelerators.toml, not from the code's fallbacks ----------------------------------
+
+
+def test_each_finding_shows_what_the_accelerator_notes_say(matrix):
+    notes = AcceleratorNotes(
+        directml={"torch_device": "dml.device(0)", "torch_url": "https://example.org/dml-torch",
+                  "tf_base": "tensorflow-cpu==2.9.*", "tf_url": "https://example.org/dml-tf"},
+        xpu={"index_url": "https://example.org/whl/xpu", "url": "https://example.org/xpu"},
+        mxnet={"retired": "2024", "last_release": "1.9.2", "migration": "Port the model", "attic_url": "https://example.org/attic"})
+    edited = dataclasses.replace(matrix, platform_tables=dataclasses.replace(matrix.platform_tables, accelerators=notes))
+    facts = Facts(host=Host(os="windows"), frameworks=Frameworks(torch=TorchBuild(build="xpu")),
+                  python_packages={"torch-directml": "0.2.0", "tensorflow-directml-plugin": "0.1.0", "mxnet": "1.9.1"})
+    torch, tf = run(misc.directml_detected, facts, edited)
+    assert torch.evidence[1].endswith("as the device dml.device(0); not as 'cuda'") and torch.fix.url == "https://example.org/dml-torch"
+    assert tf.evidence[1].endswith("loaded into tensorflow-cpu==2.9.*") and tf.fix.url == "https://example.org/dml-tf"
+    (xpu_finding,) = run(misc.intel_xpu_detected, facts, edited)
+    assert xpu_finding.fix == Fix("Smoke-test it with `gpudoctor verify --device xpu`; XPU builds come from https://example.org/whl/xpu",
+                                  (), "https://example.org/xpu")
+    assert run(misc.mxnet_retired, facts, edited) == [Finding(
+        "mxnet-retired", Severity.INFO, Section.ENVIRONMENT,
+        "MXNet is retired upstream (moved to the Apache Attic in 2024): no fixes or new CUDA builds will come",
+        ("mxnet 1.9.1", "last release: 1.9.2"), Fix("Port the model", (), "https://example.org/attic"))]
