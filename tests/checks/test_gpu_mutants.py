@@ -102,6 +102,7 @@ def test_gpu_memory_in_use_from_half_pinned():
     assert f.evidence == ("20000 of 40000 MiB used", "pid 4242 python: 19000 MiB", "pid 7 ?: 1000 MiB")
     assert f.fix.commands == ("nvidia-smi --query-compute-apps=pid,process_name,used_memory --format=csv",
                               "CUDA_VISIBLE_DEVICES=<another index> python train.py   # GPU 3 is busy")
+    assert f.fix.summary == "Stop the processes holding the memory, or train on another GPU"
     assert run(g.gpu_memory_in_use, _busy(19999)) == []
     assert run(g.gpu_memory_in_use, Facts(gpus=(Gpu(index=0, memory_total_mib=40000),))) == []
     assert run(g.gpu_memory_in_use, Facts(gpus=(Gpu(index=0, memory_total_mib=0, memory_used_mib=10),))) == []
@@ -114,6 +115,8 @@ def test_ecc_pinned():
     assert f.title == "GPU 2: NVIDIA A100-SXM4-40GB reports uncorrected ECC memory errors"
     assert f.evidence == ("3 uncorrected ECC errors (volatile, since the last driver load)",)
     assert f.fix.commands == ("nvidia-smi -q -d ECC,PAGE_RETIREMENT,ROW_REMAPPER", "sudo nvidia-smi --gpu-reset -i 2")
+    assert f.fix.summary == "Check the error detail and retired pages; reset the GPU; if errors return, the card needs service"
+    assert f.fix.url == "https://docs.nvidia.com/deploy/a100-gpu-mem-error-mgmt/index.html"
 
 
 def test_mig_pinned():
@@ -121,7 +124,9 @@ def test_mig_pinned():
     assert (f.id, f.severity, f.section) == ("gpu-mig-enabled", Severity.INFO, Section.GPU)
     assert f.title == "GPU 1: NVIDIA A100-SXM4-40GB is in MIG mode: frameworks see its MIG instances, not the whole GPU"
     assert f.evidence == ("MIG mode: enabled",)
-    assert f.fix.commands[-1] == "sudo nvidia-smi -i 1 -mig 0   # disable (needs a GPU reset)"
+    assert f.fix.summary == "Select an instance by its UUID, or disable MIG to use the whole GPU"
+    assert f.fix.commands == ("nvidia-smi -L   # lists MIG-... UUIDs", "CUDA_VISIBLE_DEVICES=MIG-<uuid> python train.py",
+                              "sudo nvidia-smi -i 1 -mig 0   # disable (needs a GPU reset)")
 
 
 def test_pcie_width_pinned():
