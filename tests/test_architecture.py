@@ -216,3 +216,39 @@ def test_importing_the_bench_measurements_loads_no_framework():
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, check=True,
                           cwd=PACKAGE.parent)
     assert done.stdout.strip() == "[]"
+
+
+def _is_dataclass_decorator(decorator: ast.expr) -> bool:
+    target = decorator.func if isinstance(decorator, ast.Call) else decorator
+    return (isinstance(target, ast.Name) and target.id == "dataclass") or (
+        isinstance(target, ast.Attribute) and target.attr == "dataclass")
+
+
+def undocumented_dataclasses(package: Path) -> list[str]:
+    undocumented = []
+    for path in sorted(package.rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if (isinstance(node, ast.ClassDef) and any(map(_is_dataclass_decorator, node.decorator_list))
+                    and ast.get_docstring(node) is None):
+                undocumented.append(f"{path.relative_to(package).as_posix()}:{node.lineno} {node.name}")
+    return undocumented
+
+
+def test_every_dataclass_has_a_docstring():
+    # @dataclass builds the __doc__ of a class without one from inspect.signature(cls), and importing inspect (with
+    # ast, dis, tokenize) costs ~8 ms of a `check` run: gpudoctor/dataclass_code.py loads dataclasses without it, so
+    # one undocumented dataclass on a run's path brings it back (tests/test_dataclass_code.py sees that only on the
+    # path the machine takes; this sees every class). Say in a line what the class is.
+    undocumented = undocumented_dataclasses(PACKAGE)
+    assert undocumented == [], (
+        "these dataclasses have no docstring, so defining them imports inspect (~8 ms a run; see "
+        "gpudoctor/dataclass_code.py, import_dataclasses_without_inspect): give each a one-line docstring: "
+        + ", ".join(undocumented))
+
+
+def test_the_docstring_scan_sees_a_violation(tmp_path):
+    (tmp_path / "plain.py").write_text(
+        "import dataclasses\nfrom dataclasses import dataclass\n\n@dataclass\nclass Bare:\n    x: int\n\n"
+        "@dataclasses.dataclass(frozen=True)\nclass AlsoBare:\n    x: int\n\n"
+        "@dataclass\nclass Documented:\n    \"\"\"A thing.\"\"\"\n\nclass NotADataclass:\n    pass\n")
+    assert undocumented_dataclasses(tmp_path) == ["plain.py:5 Bare", "plain.py:9 AlsoBare"]

@@ -24,6 +24,8 @@ QUICK_TIMEOUT_S = 45.0
 
 @dataclass(frozen=True)
 class BenchOptions:
+    """What `gpudoctor bench` was asked for: the device, quick or full, time limit, multi-GPU and NVIDIA-tool runs."""
+
     device: str = "auto"  # "auto" (every visible GPU in turn, else the CPU) | "cpu" | "cuda:N"
     quick: bool = False
     timeout_s: float | None = None  # None: the default for the mode

@@ -39,6 +39,8 @@ class BenchFileError(GpuDoctorError):
 
 @dataclass(frozen=True)
 class Measurement:
+    """One bench figure on one device (a matmul's TFLOPS, a copy's GB/s), or why it was skipped or failed."""
+
     name: str  # a key of MEASUREMENTS
     value: float | None = None  # None: not measured (see skipped / error)
     detail: str = ""  # how: "8192x8192, median of 10 after 3 warm-up"
@@ -86,6 +88,8 @@ class Judged:
 
 @dataclass(frozen=True)
 class BenchFinding:
+    """A problem bench found on a device, with its stable id, the evidence and the exact fix."""
+
     id: str  # stable kebab-case id, documented in docs/facts-format.md
     severity: str  # "info" | "warning" | "error"
     title: str
@@ -95,6 +99,8 @@ class BenchFinding:
 
 @dataclass(frozen=True)
 class DeviceResult:
+    """What bench learned on one device: what it is, its figures judged against the spec, findings, the GPU's state."""
+
     device: str  # "cuda:0" | "cpu"
     device_name: str | None = None
     compute_capability: str | None = None
@@ -159,6 +165,8 @@ class ToolVerdict:
 
 @dataclass(frozen=True)
 class BenchReport:
+    """A whole `gpudoctor bench` run: each device's result, the interconnect figure and NVIDIA's tools' verdicts."""
+
     devices: tuple[DeviceResult, ...]
     quick: bool = False
     host: str | None = None  # the machine's name, for --compare

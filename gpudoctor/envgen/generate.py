@@ -29,6 +29,8 @@ from .render import FILENAMES, FileSet, check_env_name, default_env_name, next_c
 
 @dataclass(frozen=True)
 class EnvRequest:
+    """What `gpudoctor env` was asked for: framework and version, formats and where to write them, the target."""
+
     framework: str  # torch | tf (aliases accepted)
     version: str | None = None
     python: str | None = None
@@ -51,6 +53,8 @@ class EnvRequest:
 
 @dataclass(frozen=True)
 class EnvResult:
+    """What `gpudoctor env` did: the target it solved for, the plan, files written or skipped, and what to run next."""
+
     request: EnvRequest
     source: str  # "this machine" | "snapshot PATH" | "description"
     target: Any

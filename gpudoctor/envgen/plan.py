@@ -21,6 +21,8 @@ from .render import FORMATS
 
 @dataclass(frozen=True)
 class EnvPlan:
+    """The solver's choices for the requested formats: one for conda/pip/uv, one for the Docker image's own target."""
+
     target: Any
     choice: Any
     formats: tuple[str, ...]

@@ -16,6 +16,8 @@ MAX_LINE = 4000
 
 @dataclass(frozen=True)
 class Document:
+    """A pasted text as clean lines (quote markers and control characters removed), and whether it was cut short."""
+
     lines: tuple[str, ...]
     truncated: bool = False
 

@@ -23,6 +23,8 @@ DRIFT_KEYS = {
 
 @dataclass(frozen=True)
 class NodeFinding:
+    """A finding in one node's `gpudoctor check` report, as the fleet compares it: id, severity, title."""
+
     id: str
     severity: str  # "ok" | "info" | "warning" | "error"
     title: str
@@ -50,6 +52,8 @@ class NodeResult:
 
 @dataclass(frozen=True)
 class FindingGroup:
+    """One finding id across the fleet: its worst severity and every node that reported it."""
+
     id: str
     severity: str  # the worst on any node
     title: str  # the title on the first node that has it (titles carry that node's versions)
@@ -78,6 +82,8 @@ class Drift:
 
 @dataclass(frozen=True)
 class GoldenDiff:
+    """A fact on which a node differs from the golden reference node: its value and the golden one."""
+
     node: str
     key: str
     label: str
@@ -87,6 +93,8 @@ class GoldenDiff:
 
 @dataclass(frozen=True)
 class FleetReport:
+    """A fleet's answers side by side: every node (failed too), findings grouped by id, drift, golden differences."""
+
     nodes: tuple[NodeResult, ...]  # sorted by name; failed nodes included
     sections: tuple[str, ...]  # section column order
     findings: tuple[FindingGroup, ...]  # errors first, then warnings, info, ok

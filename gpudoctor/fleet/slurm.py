@@ -31,6 +31,8 @@ class SlurmError(GpuDoctorError):
 
 @dataclass(frozen=True)
 class SlurmRequest:
+    """Which Slurm nodes to ask (partition, count or hostlist), the time limit, and the gpudoctor command to run."""
+
     partition: str | None = None
     nodes: int | None = None  # let Slurm pick this many
     nodelist: str | None = None  # a Slurm hostlist, "node[1-4],gpu7"
@@ -78,6 +80,8 @@ def srun_argv(request: SlurmRequest, nodelist: Sequence[str]) -> list[str]:
 
 @dataclass
 class _Task:
+    """One srun task's output as it arrives: its node, the lines it printed so far, and its exit status once done."""
+
     name: str | None = None
     lines: list[str] = field(default_factory=list)
     exit_status: int | None = None

@@ -39,6 +39,8 @@ class Target:
 
 @dataclass(frozen=True)
 class Choice:
+    """A framework build chosen for a target: exact version, variant, packages, index, and why each was chosen."""
+
     framework: str  # "torch" | "tensorflow" | "jax"
     version: str  # "2.14.1" (exact release)
     variant: str  # "cu130" | "cu126" | "cpu" | "and-cuda" | "cuda-11.2-conda" | "cuda-10.0-system"
@@ -127,6 +129,8 @@ def select(releases: tuple, version: str | None, name: str, matrix: Matrix) -> l
 
 @dataclass(frozen=True)
 class Fit:
+    """How well a build fits a target's GPUs: a rank to prefer native code and confirmed arch lists, and why."""
+
     rank: tuple
     reasons: tuple[str, ...]
     notes: tuple[str, ...]

@@ -11,6 +11,8 @@ from .model import Matrix
 
 @dataclass(frozen=True)
 class JaxPluginInfo:
+    """A JAX CUDA plugin (jax[cuda12]) of a release and the driver, compute capability, CUDA and cuDNN it needs."""
+
     plugin: str  # "cuda12"
     extra: str  # 'jax[cuda12]'
     driver_min: str  # Linux driver
@@ -21,6 +23,8 @@ class JaxPluginInfo:
 
 @dataclass(frozen=True)
 class JaxVersionInfo:
+    """One JAX release: its Pythons, its CUDA plugins, the jaxlib it needs and how to install it."""
+
     version: str
     python: tuple[str, ...]
     plugins: tuple[JaxPluginInfo, ...]
@@ -30,6 +34,8 @@ class JaxVersionInfo:
 
 @dataclass(frozen=True)
 class JaxInfo:
+    """`gpudoctor matrix jax X.Y`: the series' releases and the sources they come from."""
+
     framework: str
     series: str
     releases: tuple[JaxVersionInfo, ...]

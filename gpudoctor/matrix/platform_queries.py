@@ -11,6 +11,8 @@ from .model import Matrix
 
 @dataclass(frozen=True)
 class JetpackInfo:
+    """`gpudoctor matrix jetpack`: a JetPack release, its L4T, CUDA, cuDNN, TensorRT, Python and torch wheels."""
+
     query: str
     jetpack: str
     l4t: str

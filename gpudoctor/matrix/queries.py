@@ -43,6 +43,8 @@ def _driver_need(m: Matrix, cuda: str, os: str) -> str | None:
 
 @dataclass(frozen=True)
 class Summary:
+    """`gpudoctor matrix` with no question: each data file's review date and sources, the releases each table holds."""
+
     files: dict[str, dict[str, Any]]
     torch: tuple[str, ...]
     tensorflow: tuple[str, ...]
@@ -66,6 +68,8 @@ def summary(m: Matrix) -> Summary:
 
 @dataclass(frozen=True)
 class TorchVariantInfo:
+    """One build of a torch release (cu126, cpu): its CUDA, index, driver floors, GPU architectures, install command."""
+
     tag: str
     cuda: str | None
     index_url: str
@@ -82,6 +86,8 @@ class TorchVariantInfo:
 
 @dataclass(frozen=True)
 class TorchInfo:
+    """`gpudoctor matrix torch X.Y`: the series' releases, Pythons, default builds, companion packages, variants."""
+
     framework: str
     series: str
     versions: tuple[str, ...]
@@ -130,6 +136,8 @@ def torch_info(m: Matrix, version: str) -> TorchInfo:
 
 @dataclass(frozen=True)
 class CudaInfo:
+    """`gpudoctor matrix cuda X.Y`: its driver floors, compute capabilities, and the framework builds that use it."""
+
     cuda: str
     major: int
     releases: tuple[dict[str, Any], ...]
@@ -167,6 +175,8 @@ def cuda_info(m: Matrix, version: str) -> CudaInfo:
 
 @dataclass(frozen=True)
 class CudnnInfo:
+    """`gpudoctor matrix cudnn X.Y`: the CUDA releases and compute capabilities a cuDNN release supports."""
+
     cudnn: str
     row: str
     cuda: tuple[str, ...]
@@ -189,6 +199,8 @@ def cudnn_info(m: Matrix, version: str) -> CudnnInfo:
 
 @dataclass(frozen=True)
 class GpuInfo:
+    """`gpudoctor matrix gpu NAME`: a GPU's compute capability, the CUDAs that build for it, the newest frameworks."""
+
     query: str
     compute_capability: str
     architecture: str
@@ -241,6 +253,9 @@ def gpu_info(m: Matrix, name: str) -> GpuInfo:
 
 @dataclass(frozen=True)
 class DriverInfo:
+    """`gpudoctor matrix driver X`: the newest CUDA a driver (or a branch) supports natively, and the CUDA majors it
+    runs by minor-version compatibility."""
+
     driver: str
     os: str
     branch: int | None  # set when a driver branch ("535", "R535") was asked about

@@ -11,6 +11,8 @@ from .model import Matrix
 
 @dataclass(frozen=True)
 class RocmWheelInfo:
+    """One torch wheel for a ROCm release: its index and the AMD GPU targets (gfx) it carries."""
+
     torch: str
     rocm: str  # the index tag's version: "6.4"
     index_url: str
@@ -22,6 +24,8 @@ class RocmWheelInfo:
 
 @dataclass(frozen=True)
 class RocmInfo:
+    """`gpudoctor matrix rocm X.Y`: the torch wheels for a ROCm release and which AMD GPUs they do and do not carry."""
+
     rocm: str
     wheels: tuple[RocmWheelInfo, ...]
     gfx: tuple[str, ...]  # every target carried by at least one of the wheels

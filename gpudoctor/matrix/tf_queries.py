@@ -12,6 +12,8 @@ from .solver import Choice, driver_verdict, install_commands
 
 @dataclass(frozen=True)
 class TfInfo:
+    """`gpudoctor matrix tensorflow X.Y`: tested CUDA and cuDNN, Pythons, driver floors, GPU architectures, install."""
+
     framework: str
     series: str
     versions: tuple[str, ...]

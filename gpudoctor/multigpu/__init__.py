@@ -16,6 +16,8 @@ DEFAULT_CPU_RANKS = 2
 
 @dataclass(frozen=True)
 class MultiGpuPlan:
+    """How the DDP run is launched: the number of ranks, the backend, and why there."""
+
     nproc: int
     backend: str  # "nccl" | "gloo"
     why: str  # one line for the report: where the ranks run and why there

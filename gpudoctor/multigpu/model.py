@@ -16,6 +16,8 @@ FAULT_ENV = "GPUDOCTOR_MULTIGPU_FAULT"  # test-only faults of the rank worker (s
 
 @dataclass(frozen=True)
 class RankResult:
+    """One rank of the DDP run: its device, how training went, and its parameters' digest to compare the replicas."""
+
     rank: int
     world_size: int
     backend: str  # "nccl" | "gloo"

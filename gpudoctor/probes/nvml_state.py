@@ -26,6 +26,8 @@ _GPU_TEMPERATURE = 0  # NVML_TEMPERATURE_GPU
 
 @dataclass(frozen=True)
 class Sample:
+    """One GPU's NVML state at one moment: throttle reasons, clocks, PCIe link, power limit, temperature, processes."""
+
     index: int
     bus_id: str | None = None
     throttle_reasons: tuple[str, ...] | None = None

@@ -54,6 +54,8 @@ _DISPLAY = {"torch": "PyTorch", "torchvision": "torchvision", "tensorflow": "Ten
 
 @dataclass(frozen=True)
 class Case:
+    """One smoke test to run: a framework and a test (cnn, lstm or transfer)."""
+
     framework: Framework
     test: str
 

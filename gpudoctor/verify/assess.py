@@ -20,6 +20,8 @@ AMP_MIN_CC = 7  # tensor cores: below compute capability 7.0 mixed precision is 
 
 @dataclass(frozen=True)
 class LearnTarget:
+    """What a smoke test must show to count as learning: the least held-out loss drop and accuracy."""
+
     min_drop: float  # the held-out loss must fall by at least this fraction
     min_accuracy: float  # and the held-out accuracy reach at least this
 

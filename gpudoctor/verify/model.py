@@ -52,6 +52,8 @@ def _framework(value: Framework | str) -> Framework:
 
 @dataclass(frozen=True)
 class SmokeResult:
+    """One smoke test's outcome: passed, failed or skipped and why, where it ran, and how training went."""
+
     framework: Framework  # accepts any spelling Framework.parse does; written to JSON as its short name ("tf")
     test: str  # "cnn" | "lstm" | "transfer"
     status: SmokeStatus
@@ -102,6 +104,8 @@ class SmokeResult:
 
 @dataclass(frozen=True)
 class VerifyOptions:
+    """What `gpudoctor verify` was asked to run: frameworks, tests, device, mixed precision, weights, multi-GPU."""
+
     frameworks: tuple[Framework, ...] = (Framework.TORCH, Framework.TENSORFLOW, Framework.JAX)
     tests: tuple[str, ...] = ("cnn", "lstm", "transfer")
     device: str = "auto"  # "auto" | "cpu" | "cuda" | "cuda:N"
@@ -118,6 +122,8 @@ class VerifyOptions:
 
 @dataclass(frozen=True)
 class VerifyReport:
+    """A whole `gpudoctor verify` run: the options and each smoke test's result."""
+
     options: VerifyOptions
     results: tuple[SmokeResult, ...]
     wall_s: float | None = None

@@ -13,6 +13,8 @@ Progress = Callable[[int, int, str], None]  # (step, steps, phase)
 
 @dataclass(frozen=True)
 class TrainingPlan:
+    """How a smoke test trains: steps, batch, learning rate, held-out size, and the target it must reach."""
+
     steps: int
     batch: int
     lr: float

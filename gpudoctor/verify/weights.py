@@ -42,6 +42,8 @@ KERAS_WEIGHTS_FILE = f"mobilenet_v2_weights_tf_dim_ordering_tf_kernels_{KERAS_AL
 
 @dataclass(frozen=True)
 class Source:
+    """Where a transfer test's pretrained weights came from (hub cache, --weights file, or fallback), in words."""
+
     kind: str  # "cache" | "file" | "fallback"
     path: str | None
     description: str

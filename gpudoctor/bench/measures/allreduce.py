@@ -17,6 +17,8 @@ if TYPE_CHECKING:  # annotations only: this module runs in bench's child, and im
 
 @dataclass(frozen=True)
 class AllReduceFigure:
+    """One timed all-reduce of a buffer size: seconds per call and the algorithm and bus bandwidth it gives."""
+
     nbytes: int
     seconds: float  # per all-reduce, the slowest rank's
     algbw_gbs: float

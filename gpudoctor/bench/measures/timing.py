@@ -15,6 +15,8 @@ if TYPE_CHECKING:  # annotations only: this module runs in bench's child, and im
 
 @dataclass
 class Context:
+    """What each measurement in a bench child gets: the device, quick or full, precisions to time, progress output."""
+
     device: torch.device
     quick: bool
     precisions: tuple[str, ...]
@@ -27,6 +29,8 @@ class Context:
 
 @dataclass(frozen=True)
 class Timed:
+    """A timing result: the median seconds of the timed runs, and how many runs and warm-ups it took."""
+
     median_s: float
     runs: int
     warmup: int

@@ -18,6 +18,8 @@ def _tensorflow() -> Any:
 
 @dataclass(frozen=True)
 class Device:
+    """The device a TensorFlow case runs on: TensorFlow's name and gpudoctor's, its label and compute capability."""
+
     tf_name: str  # "/GPU:0", "/CPU:0"
     name: str  # "cuda:0", "cpu"
     label: str  # the GPU's name, "CPU"
