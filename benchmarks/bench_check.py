@@ -27,19 +27,25 @@ import shlex
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
+
+
+# Every command runs from here: `python -m gpudoctor` started in a checkout would import the checkout's gpudoctor
+# (the current directory comes first on sys.path), not the installed copy being timed.
+NEUTRAL_DIRECTORY = tempfile.gettempdir()
 
 
 def time_command(argv: list[str], runs: int) -> tuple[float, float, int]:
     """Median wall seconds and median CPU seconds (user + system of the child and its own children) over ``runs``
     (after one warm-up run for the page cache), and the exit code. On a shared machine the wall time moves with the
     other jobs; the CPU time is what the command itself costs, so before/after comparisons read both."""
-    code = subprocess.run(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL).returncode
+    code = subprocess.run(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, cwd=NEUTRAL_DIRECTORY).returncode
     walls, cpus = [], []
     for _ in range(runs):
         before = resource.getrusage(resource.RUSAGE_CHILDREN)
         start = time.perf_counter()
-        subprocess.run(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        subprocess.run(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, cwd=NEUTRAL_DIRECTORY)
         walls.append(time.perf_counter() - start)
         after = resource.getrusage(resource.RUSAGE_CHILDREN)
         cpus.append(after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime)
@@ -60,7 +66,8 @@ def main() -> int:
     # `pip install .` byte-compiles the package; an editable checkout (and PYTHONDONTWRITEBYTECODE=1) would not,
     # which would time Python's compiler instead of gpudoctor. Compile once, as an installed copy has it.
     where = subprocess.run([python, "-c", "import gpudoctor, os; print(os.path.dirname(gpudoctor.__file__))"],
-                           capture_output=True, text=True, check=True).stdout.strip()
+                           capture_output=True, text=True, check=True, cwd=NEUTRAL_DIRECTORY).stdout.strip()
+    print(f"timing the gpudoctor in {where}")
     compileall.compile_dir(where, quiet=1)
     editable = subprocess.run([python, "-c", "import sys; print(any('editable' in type(f).__name__.lower() or "
                                "'editable' in getattr(f, '__name__', '').lower() for f in sys.meta_path))"],
