@@ -21,7 +21,7 @@ cd "$(dirname "$0")/.."
 package="${1:-}"
 case "$package" in
   checks)   mutate='"gpudoctor/checks/*.py"';                        tests='"tests/checks", "tests/evidence", "tests/amd"' ;;
-  matrix)   mutate='"gpudoctor/matrix/*.py"';                        tests='"tests/matrix", "tests/checks", "tests/envgen"' ;;
+  matrix)   mutate='"gpudoctor/matrix/*.py"';                        tests='"tests/matrix", "tests/checks", "tests/envgen", "tests/amd", "tests/bench"' ;;
   envgen)   mutate='"gpudoctor/envgen/*.py"';                        tests='"tests/envgen"' ;;
   snapshot) mutate='"gpudoctor/snapshot.py", "gpudoctor/snapshot_values.py"'
             tests='"tests/test_snapshot.py", "tests/test_snapshot_values.py", "tests/test_schema.py", "tests/evidence"' ;;
