@@ -20,8 +20,8 @@ def _id(finding_id: str) -> str:
 
 def render_fleet_markdown(report: FleetReport) -> str:
     out = ["## gpudoctor fleet" + (f" — {_m(report.source)}" if report.source else ""), "", summary(report), ""]
-    out += ["| node | " + " | ".join(_m(section_title(s)) for s in report.sections) + " | exit |",
-            "|---|" + "---|" * len(report.sections) + "---|"]
+    columns = ["node", *(_m(section_title(s)) for s in report.sections), "exit"]
+    out += ["| " + " | ".join(columns) + " |", "|" + "---|" * len(columns)]
     for node in report.nodes:
         if not node.answered:
             out.append(f"| {_m(node.name)} | **failed to answer**: {_m(node.failure)} |" + " |" * len(report.sections))

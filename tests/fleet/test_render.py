@@ -73,3 +73,11 @@ def test_json_keeps_the_values_exactly():
     names = [n["name"] for n in data["nodes"]]
     assert HOSTILE in names and data["summary"]["failed"] == 1 and data["summary"]["exit_code"] == 1
     assert {"node": HOSTILE, "fact": "driver", "value": HOSTILE, "golden": "570.124.06"} in data["golden"]["differences"]
+
+
+def test_markdown_table_of_nodes_that_all_failed_has_as_many_separators_as_columns():
+    """No node answered: no section columns, and the header, separator and rows must still agree."""
+    fleet = aggregate([NodeResult("node1", "srun", failure="timed out"), NodeResult("node2", "srun", failure="refused")])
+    table = [line for line in render_fleet_markdown(fleet).splitlines() if line.startswith("|")]
+    assert table == ["| node | exit |", "|---|---|", "| node1 | **failed to answer**: timed out |",
+                     "| node2 | **failed to answer**: refused |"]
