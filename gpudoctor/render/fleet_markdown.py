@@ -27,8 +27,9 @@ def render_fleet_markdown(report: FleetReport) -> str:
             out.append(f"| {_m(node.name)} | **failed to answer**: {_m(node.failure)} |" + " |" * len(report.sections))
             continue
         statuses = dict(node.sections)
-        cells = " | ".join(_m(status_word(statuses.get(s))) for s in report.sections)
-        out.append(f"| {_m(node.name)} | {cells} | {'' if node.exit_code is None else node.exit_code} |")
+        cells = [_m(node.name), *(_m(status_word(statuses.get(s))) for s in report.sections),
+                 "" if node.exit_code is None else str(node.exit_code)]
+        out.append("| " + " | ".join(cells) + " |")
     if report.findings:
         out += ["", "### Findings by id", ""]
         for group in report.findings:

@@ -81,3 +81,11 @@ def test_markdown_table_of_nodes_that_all_failed_has_as_many_separators_as_colum
     table = [line for line in render_fleet_markdown(fleet).splitlines() if line.startswith("|")]
     assert table == ["| node | exit |", "|---|---|", "| node1 | **failed to answer**: timed out |",
                      "| node2 | **failed to answer**: refused |"]
+
+
+def test_markdown_row_of_a_node_whose_report_has_no_sections_fits_the_header():
+    bare = report()
+    bare["sections"] = []
+    fleet = aggregate([node_from_report(bare, "node1", "a")])
+    table = [line for line in render_fleet_markdown(fleet).splitlines() if line.startswith("|")]
+    assert [line.count("|") for line in table] == [3, 3, 3], table
