@@ -87,3 +87,10 @@ def test_a_cudnn_floor_that_is_not_a_version_names_the_file_and_key():
     with pytest.raises(MatrixError) as caught:
         jax_table(_jax_doc(cudnn_min={"cuda12": "nine"}))
     assert str(caught.value) == "matrices/jax.toml: key 'release[0].cudnn_min': not a version: 'nine'"
+
+
+def test_a_jaxlib_floor_that_is_not_a_version_names_its_own_key():
+    # it was reported under cudnn_min, sending whoever edits jax.toml to the wrong key
+    with pytest.raises(MatrixError) as caught:
+        jax_table(_jax_doc(jaxlib_min={"0.4.30": "soon"}))
+    assert str(caught.value) == "matrices/jax.toml: key 'release[0].jaxlib_min': not a version: 'soon'"
