@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from gpudoctor.errors import MatrixError
-from gpudoctor.matrix.jax_table import JaxRelease, jax_table
+from gpudoctor.matrix.jax_table import JaxCudaMajor, JaxRelease, JaxTable, jax_table
 from gpudoctor.matrix.xid import XidRow, load_xid
 from gpudoctor.resources import matrices_dir
 
@@ -94,3 +94,32 @@ def test_a_jaxlib_floor_that_is_not_a_version_names_its_own_key():
     with pytest.raises(MatrixError) as caught:
         jax_table(_jax_doc(jaxlib_min={"0.4.30": "soon"}))
     assert str(caught.value) == "matrices/jax.toml: key 'release[0].jaxlib_min': not a version: 'soon'"
+
+
+def test_a_jax_file_keeps_its_majors_sources_and_review_date():
+    assert jax_table(_jax_doc()) == JaxTable(
+        majors=(JaxCudaMajor("cuda12", "525", "5.2", "12.1", "-cu12"), JaxCudaMajor("cuda13", "525", "5.2", "12.1", "-cu13")),
+        releases=(JaxRelease(("0.4.30",), ("3.9", "3.10"), ("cuda12",), {"cuda12": "9.1"}, {"0.4.30": "0.4.27"}),),
+        sources=("https://docs.jax.dev/en/latest/installation.html",),
+        reviewed="2026-11-24",
+    )
+
+
+@pytest.mark.parametrize("change, message", [
+    ({"plugins": ["cuda12", "rocm"], "cudnn_min": {"cuda12": "9.1"}}, "key 'release[0].plugins': unknown plugin 'rocm' (cuda12 or cuda13)"),
+    ({"cudnn_min": {"cuda13": "9.1"}},
+     "key 'release[0].cudnn_min': must name a cuDNN floor for each of the release's plugins, and no other"),
+    ({"jaxlib_min": {"0.4.31": "0.4.27"}}, "key 'release[0].jaxlib_min': names a version the row does not list"),
+])
+def test_an_inconsistent_release_row_names_the_file_and_key(change, message):
+    with pytest.raises(MatrixError) as caught:
+        jax_table(_jax_doc(**change))
+    assert str(caught.value) == "matrices/jax.toml: " + message
+
+
+def test_a_jax_file_without_sources_is_refused():
+    doc = _jax_doc()
+    doc["sources"] = []
+    with pytest.raises(MatrixError) as caught:
+        jax_table(doc)
+    assert str(caught.value) == "matrices/jax.toml: key 'sources': must list at least one source URL"
