@@ -99,9 +99,10 @@ def jax_table(doc: dict[str, Any]) -> JaxTable:
         versions = r.versions("versions")
         if not set(jaxlib_min) <= set(versions):
             raise r.fail("jaxlib_min", "names a version the row does not list")
-        for value in (*cudnn.values(), *jaxlib_min.values()):
-            if try_vtuple(value) is None:
-                raise r.fail("cudnn_min", f"not a version: {value!r}")
+        for key, pins in (("cudnn_min", cudnn), ("jaxlib_min", jaxlib_min)):
+            bad = next((value for value in pins.values() if try_vtuple(value) is None), None)
+            if bad is not None:
+                raise r.fail(key, f"not a version: {bad!r}")
         releases.append(JaxRelease(versions, r.versions("python"), plugins, cudnn, jaxlib_min))
     releases.sort(key=lambda rel: vtuple(rel.latest))
     return JaxTable(tuple(majors), tuple(releases), top.urls("sources", required=True), reviewed)
