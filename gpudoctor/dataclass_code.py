@@ -89,9 +89,9 @@ def install(cache_directory: Path | None, command: str = "") -> CodeTable | None
 def import_dataclasses_without_inspect() -> None:
     """Import ``dataclasses`` with a stand-in for its ``inspect``, which imports the real module on first use.
 
-    dataclasses uses inspect for one thing, the ``__doc__`` of a class that has none (every class a `check` run
-    defines has one: tests/test_dataclass_code.py), yet importing inspect pulls in ast, dis, tokenize and linecache:
-    ~8 ms of a ~100 ms run. The stand-in is dataclasses' own global only; it is out of ``sys.modules`` again before
+    dataclasses uses inspect for one thing, the ``__doc__`` of a class that has none (every dataclass of gpudoctor
+    has one: tests/test_architecture.py), yet importing inspect pulls in ast, dis, tokenize and linecache: ~8 ms of
+    a ~70 ms run. The stand-in is dataclasses' own global only; it is out of ``sys.modules`` again before
     anything else runs, so every other ``import inspect`` gets the real module. (importlib's LazyLoader cannot do
     this on 3.11: the import statement itself reads the lazy module's ``__spec__`` and so loads it.)
     A no-op where dataclasses or inspect is already imported."""

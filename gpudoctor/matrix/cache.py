@@ -1,12 +1,12 @@
 """A validated matrix kept on disk between runs, keyed by the hash of everything that produced it.
 
 Parsing and validating the TOML tables is most of what `gpudoctor check` spends on its own work (about 30 ms of
-a 100 ms budget), and the tables change only with a release. The key covers every table in the directory
-and the loader's own source (name, size and modification time of each) and the Python version, so an edited table, a new gpudoctor or another
-interpreter never sees a stale entry. The cache is an optimisation only: any failure to read or write it falls back
-to a normal load, silently. Entries live in the user's own cache directory (gpudoctor.cachefiles), which is as
-trusted as the user's site-packages: an entry another user could have written is ignored, never unpickled. Set
-GPUDOCTOR_CACHE_DIR to move it, or to an empty string to turn it off.
+a 100 ms budget), and the tables change only with a release. The key covers every table in the directory and the
+loader's own source (the name, size and modification time of each) and the Python version, so an edited table, a
+new gpudoctor or another interpreter never sees a stale entry. The cache is an optimisation only: any failure to
+read or write it falls back to a normal load, silently. Entries live in the user's own cache directory
+(gpudoctor.cachefiles), which is as trusted as the user's site-packages: an entry another user could have written
+is ignored, never unpickled. Set GPUDOCTOR_CACHE_DIR to move it, or to an empty string to turn it off.
 """
 
 from __future__ import annotations
@@ -37,7 +37,8 @@ def content_key(directory: Path) -> str:
     parts = [sys.version]
     for folder, suffix in ((directory, ".toml"), (_LOADER_DIR, ".py")):
         with os.scandir(folder) as entries:
-            files = sorted((entry.name, entry.stat()) for entry in entries if entry.name.endswith(suffix) and entry.is_file())
+            files = sorted((entry.name, entry.stat()) for entry in entries
+                           if entry.name.endswith(suffix) and entry.is_file())
         parts.extend(f"{name}\0{info.st_size}\0{info.st_mtime_ns}" for name, info in files)
     data = "\n".join(parts).encode("utf-8", "surrogateescape")
     return f"{zlib.crc32(data):08x}{zlib.adler32(data):08x}"
