@@ -39,6 +39,7 @@ def registry() -> tuple[RegisteredCheck, ...]:
         keras,
         known_broken,
         messages,
+        pip_messages,
         platforms_apple,
         platforms_jetson,
         platforms_misc,
@@ -69,6 +70,7 @@ def registry() -> tuple[RegisteredCheck, ...]:
         platforms_misc,
         jax,
         messages,
+        pip_messages,
         evidence,
     ]
     return tuple(RegisteredCheck(fn.__name__, fn, _SECTIONS.get(module.__name__.rsplit(".", 1)[-1])) for module in modules for fn in module.CHECKS)
@@ -94,6 +96,7 @@ _SECTIONS = {
     "platforms_misc": Section.ENVIRONMENT,
     "jax": Section.JAX,
     "messages": Section.GPU,
+    "pip_messages": Section.TORCH,
     "evidence": Section.ENVIRONMENT,
 }
 

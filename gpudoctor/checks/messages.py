@@ -8,7 +8,6 @@ and adds the line to its evidence (checks/__init__.py)."""
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Iterator
 
 from ..matrix.framework import Framework
@@ -191,7 +190,7 @@ def cuda_libraries_not_loadable(facts: Facts, matrix: "Matrix | None") -> Iterat
 
 def driver_library_not_loadable(facts: Facts, matrix: "Matrix | None") -> Iterator[Finding]:
     found = [s for s in symptoms(facts, "library-not-loadable") if s.subject and re.match(_LIBCUDA, s.subject, re.I)]
-    found += symptoms(facts, "no-driver-found")
+    found += symptoms(facts, "no-driver-found") + symptoms(facts, "nvidia-driver-not-loaded")
     if not found or (facts.host and (facts.host.wsl or facts.host.container)):
         return  # WSL and containers have their own findings for a missing libcuda
     yield Finding(
@@ -239,49 +238,12 @@ def cudnn_sublibraries_mixed(facts: Facts, matrix: "Matrix | None") -> Iterator[
     )
 
 
-@dataclass(frozen=True)
-class LogRule:
-    """A log line that proves one finding by itself, whatever else is known: data, not code."""
-
-    kind: str  # the Symptom kind (evidence/readers/messages.py)
-    id: str
-    severity: Severity
-    section: Section
-    title: str
-    fix: Fix
-    explanation: tuple[str, ...] = ()
-
-
-LOG_RULES = (
-    LogRule("container-no-gpu-runtime", "container-without-gpu-runtime", Severity.ERROR, Section.ENVIRONMENT,
-            "The container was started without GPU access (no NVIDIA container runtime)",
-            Fix("Install the NVIDIA Container Toolkit on the host and start the container with GPUs",
-                ("sudo nvidia-ctk runtime configure --runtime=docker && sudo systemctl restart docker", "docker run --gpus all ..."),
-                "https://docs.nvidia.com/datacenter/cloud-native/container-toolkit/latest/install-guide.html")),
-    LogRule("cuda-no-device", "cuda-init-no-device", Severity.WARNING, Section.ENVIRONMENT,
-            "CUDA found no device (CUDA_ERROR_NO_DEVICE): the driver loaded but exposes no GPU to this process",
-            Fix("Check each cause",
-                ("echo \"$CUDA_VISIBLE_DEVICES\"   # unset it, or name GPUs that exist (nvidia-smi -L)",
-                 "ldconfig -p | grep libcuda   # on WSL2 only /usr/lib/wsl/lib may provide it", "nvidia-smi"),
-                "https://docs.nvidia.com/cuda/cuda-c-programming-guide/index.html#cuda-environment-variables"),
-            ("the usual causes: CUDA_VISIBLE_DEVICES names no existing GPU; on WSL2 a Linux libcuda shadows the Windows "
-             "driver's /usr/lib/wsl/lib/libcuda.so; a container started without --gpus",)),
-    LogRule("out-of-memory", "cuda-out-of-memory", Severity.INFO, Section.GPU,
-            "The GPU ran out of memory: CUDA itself works, the job needs less memory (not a setup problem)",
-            Fix("Reduce the batch size or the input size, use mixed precision, or free the memory other processes hold",
-                ("nvidia-smi   # who holds GPU memory",), "https://pytorch.org/docs/stable/notes/cuda.html#memory-management")),
-    LogRule("cudnn-init-failed", "cudnn-failed-to-initialize", Severity.INFO, Section.CUDNN,
-            "cuDNN failed to initialise: most often TensorFlow took all GPU memory first (no version problem is known here)",
-            Fix("Let TensorFlow grow its GPU memory instead of reserving it all; if that does not help, check the cuDNN version",
-                ("export TF_FORCE_GPU_ALLOW_GROWTH=true",
-                 "python -c \"import tensorflow as tf; [tf.config.experimental.set_memory_growth(g, True) for g in tf.config.list_physical_devices('GPU')]\""),
-                "https://www.tensorflow.org/guide/gpu#limiting_gpu_memory_growth")),
-)
-
-
 def log_rules(facts: Facts, matrix: "Matrix | None") -> Iterator[Finding]:
-    for rule in LOG_RULES:
-        found = symptoms(facts, rule.kind)
+    """The findings a symptom proves by itself, as matrices/signatures.toml lists them (data, not code)."""
+    if not facts.symptoms or matrix is None:
+        return
+    for rule in matrix.log_findings:
+        found = symptoms(facts, rule.symptom)
         if found:
             yield Finding(rule.id, rule.severity, rule.section, rule.title, _lines(found) + rule.explanation, rule.fix)
 

@@ -225,57 +225,6 @@ def numpy2_abi_mismatch(facts: Facts, matrix: "Matrix | None") -> Iterator[Findi
     )
 
 
-def python_version_no_wheel_from_message(facts: Facts, matrix: "Matrix | None") -> Iterator[Finding]:
-    yield from _not_offered_by_pip(facts, matrix)
-    py = b.python_minor(facts)
-    if matrix is None or py is None:
-        return
-    for symptom in (s for s in (facts.symptoms or ()) if s.kind == "no-matching-distribution"):
-        name = re.match(r"[A-Za-z_-]*", symptom.subject or "").group(0)  # the reader's subject: "torch1.13.1", "torch"
-        framework = "torch" if name == "torch" else "tensorflow" if name.startswith("tensorflow") else None
-        version = re.sub(r"^[A-Za-z_-]+[=<>~!\s]*", "", symptom.subject or "")
-        if framework is None:
-            continue
-        releases = matrix.torch if framework == "torch" else matrix.tensorflow
-        release = (matrix.torch_release(version) if framework == "torch" else matrix.tf_release(version)) if version else None
-        pythons = release.python if release else tuple(dict.fromkeys(p for r in releases for p in r.python))
-        if py in pythons:
-            continue
-        what = f"{framework} {release.series}" if release else framework
-        yield Finding(
-            "python-version-no-wheel", Severity.ERROR, Section.TORCH if framework == "torch" else Section.TENSORFLOW,
-            f"Python {py} has no wheel of {what}: pip finds nothing to install",
-            (f"log: {symptom.text}", f"this Python is {facts.host.python}",
-             f"{what} has wheels for Python {min(pythons, key=b.vt)}–{max(pythons, key=b.vt)}"),
-            b.install_fix(facts, matrix, framework, f"Use a Python that {what} has wheels for, or a release built for Python {py}"),
-        )
-
-
-def _not_offered_by_pip(facts: Facts, matrix: "Matrix | None") -> Iterator[Finding]:
-    """pip's "(from versions: ...)" lists only what has a wheel for this Python and platform: a published release
-    missing from it has no wheel here. The Python itself need not be in the paste."""
-    if b.python_minor(facts) is not None:
-        return  # the Python is known: the rule above judges it against the matrix
-    for symptom in (s for s in (facts.symptoms or ()) if s.kind == "pip-offered-versions"):
-        wanted, _, offered = (symptom.subject or "").partition("|")
-        name, _, version = wanted.partition("==")
-        framework = "torch" if name == "torch" else "tensorflow"
-        release = None
-        if matrix is not None:
-            release = matrix.torch_release(version) if framework == "torch" else matrix.tf_release(version)
-        if release is None or version in offered.replace(" ", "").split(","):
-            continue
-        yield Finding(
-            "python-version-no-wheel", Severity.ERROR, Section.TORCH if framework == "torch" else Section.TENSORFLOW,
-            f"{name} {version} exists, but not for this Python or platform: pip offers only other versions",
-            (f"log: {symptom.text}", f"{framework} {release.series} has wheels for Python {release.python[0]}–{release.python[-1]}",
-             "pip's 'from versions' list holds only releases with a wheel for this interpreter"),
-            Fix(f"Use a Python {release.python[0]}–{release.python[-1]} environment for {name} {version}, or install one of the versions pip offers",
-                (f"python{release.python[-1]} -m venv .venv && . .venv/bin/activate && pip install '{wanted}'",), b.TORCH_PREVIOUS_URL
-                if framework == "torch" else b.TF_PIP_URL),
-        )
-
-
 def _with_url(fix: Fix, url: str) -> Fix:
     return Fix(fix.summary, fix.commands, fix.url or url)
 
@@ -287,5 +236,4 @@ CHECKS = (
     cuda_toolkit_major_mismatch_for_extensions,
     cuda_toolkit_newer_than_driver,
     numpy2_abi_mismatch,
-    python_version_no_wheel_from_message,
 )

@@ -13,6 +13,7 @@ from .keras import load_keras_table
 from .model import Matrix
 from .platforms import load_platforms  # platforms.toml: macOS, aarch64, Jetson, base images
 from .reader import Reader, read_toml
+from .signatures import parse_signatures  # signatures.toml: what pasted log lines mean
 from .rocm import load_rocm  # rocm.toml + amd_gpus.toml: ROCm wheels, AMD GPUs
 from .versions import vtuple
 from .xid import load_xid  # xid.toml: NVIDIA Xid numbers, meanings, remedies
@@ -65,6 +66,7 @@ def parse_and_validate(directory: Path) -> Matrix:
         gpu_specs=parse_spec_table(docs["gpus.toml"], lambda data, where: Reader("gpus.toml", data, where)),
         xid=load_xid(directory, tomllib),
         jax=jax,
+        log_findings=parse_signatures(sig).findings if (sig := read_toml(directory / "signatures.toml", tomllib, required=False)) else (),
     )
     rows.cross_check(matrix)
     return _with_platform_tables(_with_wheels_and_rules(matrix, directory, tomllib), directory, tomllib)

@@ -28,6 +28,7 @@ from .versions import cuda_tag, local_tag, python_span, series, try_vtuple, tupl
 
 if TYPE_CHECKING:
     from .broken import BrokenRule
+    from .signatures import LogFinding
     from .gpu_specs import GpuSpecTable
     from .jax_table import JaxTable
     from .keras import KerasTable
@@ -73,6 +74,7 @@ class Matrix:
     platform_tables: "PlatformTables | None" = None  # jetpack / apple / accelerators.toml (matrix.platform_tables)
     xid: "XidTable | None" = None  # matrices/xid.toml (gpudoctor.matrix.xid)
     jax: "JaxTable | None" = None  # matrices/jax.toml (gpudoctor.matrix.jax_table; None: a hand-built matrix)
+    log_findings: tuple["LogFinding", ...] = ()  # matrices/signatures.toml's [[finding]]: symptoms that prove a finding
 
     # -- published wheels ---------------------------------------------------------------------------------------
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 
 from gpudoctor.checks import messages as m
+from gpudoctor.matrix.signatures import load_signatures
 from gpudoctor.matrix import load_matrix
 from gpudoctor.model import (CudaToolkit, Driver, Facts, Frameworks, Gpu, Host, Section, Severity, Symptom, TensorflowBuild,
                              TorchBuild)
@@ -33,7 +34,7 @@ TOO_OLD = Symptom("driver-too-old", "RuntimeError: The NVIDIA driver on your sys
 
 def test_lines_are_deduplicated_and_at_most_four():
     lines = [Symptom("out-of-memory", f"torch.OutOfMemoryError: CUDA out of memory. ({i})") for i in (1, 1, 2, 3, 4, 5)]
-    f = one(m.log_rules, log(*lines))
+    f = one(m.log_rules, log(*lines), load_matrix())
     assert f.evidence == tuple(f"log: torch.OutOfMemoryError: CUDA out of memory. ({i})" for i in (1, 2, 3, 4))
 
 
@@ -201,21 +202,34 @@ def test_mixed_cudnn_sublibraries_pinned():
     assert len(one(m.cudnn_sublibraries_mixed, log(lines[1])).evidence) == 2
 
 
-@pytest.mark.parametrize("rule", m.LOG_RULES, ids=lambda r: r.kind)
+RULES = load_signatures().findings
+
+
+@pytest.mark.parametrize("rule", RULES, ids=lambda r: r.symptom)
 def test_each_log_rule_gives_its_finding(rule):
-    line = Symptom(rule.kind, f"a {rule.kind} line")
-    (f,) = m.log_rules(log(line, Symptom("other", "x")), None)
+    line = Symptom(rule.symptom, f"a {rule.symptom} line")
+    (f,) = m.log_rules(log(line, Symptom("other", "x")), load_matrix())
     assert (f.id, f.severity, f.section, f.title, f.fix) == (rule.id, rule.severity, rule.section, rule.title, rule.fix)
-    assert f.evidence == (f"log: a {rule.kind} line", *rule.explanation)
+    assert f.evidence == (f"log: a {rule.symptom} line", *rule.explanation)
 
 
 def test_log_rule_severities_and_sections():
-    assert {r.id: (r.severity, r.section) for r in m.LOG_RULES} == {
+    assert {r.id: (r.severity, r.section) for r in RULES} == {
         "container-without-gpu-runtime": (Severity.ERROR, Section.ENVIRONMENT),
         "cuda-init-no-device": (Severity.WARNING, Section.ENVIRONMENT),
         "cuda-out-of-memory": (Severity.INFO, Section.GPU),
         "cudnn-failed-to-initialize": (Severity.INFO, Section.CUDNN),
+        "cudnn-not-on-loader-path": (Severity.ERROR, Section.CUDNN),
+        "pip-dependency-conflict": (Severity.WARNING, Section.ENVIRONMENT),
+        "numpy-older-than-module": (Severity.ERROR, Section.ENVIRONMENT),
+        "keras3-with-tf-keras-code": (Severity.ERROR, Section.TENSORFLOW),
+        "user-not-in-render-group": (Severity.ERROR, Section.GPU),
     }
+
+
+def test_no_symptoms_no_log_findings():
+    assert list(m.log_rules(Facts(), load_matrix())) == []
+    assert list(m.log_rules(log(Symptom("out-of-memory", "CUDA out of memory")), None)) == []
 
 
 @pytest.mark.parametrize(("subject", "needs"), [

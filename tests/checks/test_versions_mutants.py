@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import dataclasses
 
+from gpudoctor.checks import pip_messages as pm
 from gpudoctor.checks import versions as v
 from gpudoctor.model import Section, Severity, Symptom
 from tests.checks.test_version_rules import CASES, MATRIX, machine, tf, torch
@@ -309,7 +310,7 @@ def _no_match(python: str, text: str, subject: str):
 
 def test_no_matching_distribution_for_a_release_pinned():
     text = "ERROR: No matching distribution found for tensorflow==2.16.1"
-    f = one(v.python_version_no_wheel_from_message, _no_match("3.13.1", text, "tensorflow2.16.1"))
+    f = one(pm.python_version_no_wheel_from_message, _no_match("3.13.1", text, "tensorflow2.16.1"))
     assert (f.id, f.severity, f.section) == ("python-version-no-wheel", Severity.ERROR, Section.TENSORFLOW)
     assert f.title == "Python 3.13 has no wheel of tensorflow 2.16: pip finds nothing to install"
     assert f.evidence == (f"log: {text}", "this Python is 3.13.1", "tensorflow 2.16 has wheels for Python 3.9–3.12")
@@ -318,19 +319,19 @@ def test_no_matching_distribution_for_a_release_pinned():
 
 
 def test_no_matching_distribution_without_a_version_uses_every_release():
-    f = one(v.python_version_no_wheel_from_message, _no_match("3.16.0", "ERROR: No matching distribution found for torch", "torch"))
+    f = one(pm.python_version_no_wheel_from_message, _no_match("3.16.0", "ERROR: No matching distribution found for torch", "torch"))
     assert f.section is Section.TORCH
     assert f.title == "Python 3.16 has no wheel of torch: pip finds nothing to install"
     pythons = {p for r in MATRIX.torch for p in r.python}
     assert f.evidence[2] == f"torch has wheels for Python {min(pythons, key=lambda p: tuple(map(int, p.split('.'))))}–3.15"
-    assert run(v.python_version_no_wheel_from_message, _no_match("3.12.1", "ERROR: No matching distribution found for torch", "torch")) == []
+    assert run(pm.python_version_no_wheel_from_message, _no_match("3.12.1", "ERROR: No matching distribution found for torch", "torch")) == []
 
 
 def test_no_matching_distribution_of_tensorflow_gpu_and_of_other_packages():
-    f = one(v.python_version_no_wheel_from_message, _no_match("3.9.0", "ERROR: No matching distribution found for tensorflow-gpu==1.15", "tensorflow-gpu1.15"))
+    f = one(pm.python_version_no_wheel_from_message, _no_match("3.9.0", "ERROR: No matching distribution found for tensorflow-gpu==1.15", "tensorflow-gpu1.15"))
     assert f.title == "Python 3.9 has no wheel of tensorflow 1.15: pip finds nothing to install"
-    assert run(v.python_version_no_wheel_from_message, _no_match("3.13.1", "ERROR: No matching distribution found for numpy==1.21", "numpy1.21")) == []
-    assert run(v.python_version_no_wheel_from_message, _no_match("3.11.9", "ERROR: No matching distribution found for tensorflow==2.16.1", "tensorflow2.16.1")) == []
+    assert run(pm.python_version_no_wheel_from_message, _no_match("3.13.1", "ERROR: No matching distribution found for numpy==1.21", "numpy1.21")) == []
+    assert run(pm.python_version_no_wheel_from_message, _no_match("3.11.9", "ERROR: No matching distribution found for tensorflow==2.16.1", "tensorflow2.16.1")) == []
 
 
 def _offered(python: str, wanted: str, offered: str):
@@ -340,7 +341,7 @@ def _offered(python: str, wanted: str, offered: str):
 
 def test_pip_offered_versions_without_the_release_pinned():
     facts, text = _offered("", "torch==1.13.1", "2.0.0, 2.0.1")
-    f = one(v.python_version_no_wheel_from_message, facts)
+    f = one(pm.python_version_no_wheel_from_message, facts)
     assert (f.severity, f.section) == (Severity.ERROR, Section.TORCH)
     assert f.title == "torch 1.13.1 exists, but not for this Python or platform: pip offers only other versions"
     assert f.evidence == (f"log: {text}", "torch 1.13 has wheels for Python 3.7–3.11",
@@ -349,16 +350,16 @@ def test_pip_offered_versions_without_the_release_pinned():
     assert f.fix.commands == ("python3.11 -m venv .venv && . .venv/bin/activate && pip install 'torch==1.13.1'",)
     assert f.fix.url == TORCH_URL
     facts, _ = _offered("", "tensorflow==2.16.1", "2.20.0")
-    f = one(v.python_version_no_wheel_from_message, facts)
+    f = one(pm.python_version_no_wheel_from_message, facts)
     assert f.section is Section.TENSORFLOW and f.fix.url == TF_URL
     assert f.fix.commands == ("python3.12 -m venv .venv && . .venv/bin/activate && pip install 'tensorflow==2.16.1'",)
 
 
 def test_pip_offered_versions_edges():
-    assert run(v.python_version_no_wheel_from_message, _offered("", "torch==2.0.1", "2.0.0, 2.0.1")[0]) == []  # offered after all
-    assert run(v.python_version_no_wheel_from_message, _offered("", "torch==0.4.1", "2.0.0")[0]) == []  # not a release the matrix knows
-    assert run(v.python_version_no_wheel_from_message, _offered("3.8.10", "torch==1.13.1", "2.0.0")[0]) == []  # Python known: the other rule
-    assert list(v.python_version_no_wheel_from_message(_offered("", "torch==1.13.1", "2.0.0")[0], None)) == []
+    assert run(pm.python_version_no_wheel_from_message, _offered("", "torch==2.0.1", "2.0.0, 2.0.1")[0]) == []  # offered after all
+    assert run(pm.python_version_no_wheel_from_message, _offered("", "torch==0.4.1", "2.0.0")[0]) == []  # not a release the matrix knows
+    assert run(pm.python_version_no_wheel_from_message, _offered("3.8.10", "torch==1.13.1", "2.0.0")[0]) == []  # Python known: the other rule
+    assert list(pm.python_version_no_wheel_from_message(_offered("", "torch==1.13.1", "2.0.0")[0], None)) == []
 
 
 # -- more edges (second mutation pass) --------------------------------------------------------------------------------
@@ -431,7 +432,7 @@ def test_no_matching_distribution_of_a_torch_release_and_of_several_lines():
     lines = (Symptom("no-matching-distribution", "ERROR: No matching distribution found for numpy==1.19", subject="numpy1.19"),
              Symptom("no-matching-distribution", "ERROR: No matching distribution found for torch==1.13.1", subject="torch1.13.1"),
              Symptom("no-matching-distribution", "ERROR: No matching distribution found for tensorflow==2.16.1", subject="tensorflow2.16.1"))
-    found = run(v.python_version_no_wheel_from_message, logged(machine(python="3.13.1"), *lines))
+    found = run(pm.python_version_no_wheel_from_message, logged(machine(python="3.13.1"), *lines))
     assert [f.title for f in found] == ["Python 3.13 has no wheel of torch 1.13: pip finds nothing to install",
                                         "Python 3.13 has no wheel of tensorflow 2.16: pip finds nothing to install"]
     assert found[0].evidence[2] == "torch 1.13 has wheels for Python 3.7–3.11"
@@ -441,5 +442,5 @@ def test_pip_offered_versions_names_the_framework_and_reads_every_line():
     facts, _ = _offered("", "tensorflow==2.16.1", "2.20.0")
     first = facts.symptoms[0]
     other, _ = _offered("", "torch==2.0.1", "2.0.0, 2.0.1")
-    found = run(v.python_version_no_wheel_from_message, logged(facts, other.symptoms[0], first))
+    found = run(pm.python_version_no_wheel_from_message, logged(facts, other.symptoms[0], first))
     assert len(found) == 1 and found[0].evidence[1] == "tensorflow 2.16 has wheels for Python 3.9–3.12"

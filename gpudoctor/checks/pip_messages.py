@@ -1,0 +1,99 @@
+"""python-version-no-wheel from pip's own lines: "No matching distribution found for torch==1.13.1" and "Could not
+find a version that satisfies the requirement torch (from versions: ...)". pip's list holds only what has a wheel
+for this interpreter and platform, so it says what the Python alone cannot."""
+
+from __future__ import annotations
+
+import re
+from typing import TYPE_CHECKING, Iterator
+
+from ..model import Facts, Finding, Fix, Section, Severity, Symptom
+from . import _builds as b
+
+if TYPE_CHECKING:
+    from ..matrix.model import Matrix
+
+
+def python_version_no_wheel_from_message(facts: Facts, matrix: "Matrix | None") -> Iterator[Finding]:
+    yield from _not_offered_by_pip(facts, matrix)
+    py = b.python_minor(facts)
+    if matrix is None or py is None:
+        return
+    for symptom in _wanted_distributions(facts):
+        name = re.match(r"[A-Za-z_-]*", symptom.subject or "").group(0)  # the reader's subject: "torch==1.13.1", "torch"
+        framework = "torch" if name == "torch" else "tensorflow" if name.startswith("tensorflow") else None
+        version = re.sub(r"^[A-Za-z_-]+[=<>~!\s]*", "", symptom.subject or "")
+        if framework is None:
+            continue
+        releases = matrix.torch if framework == "torch" else matrix.tensorflow
+        release = (matrix.torch_release(version) if framework == "torch" else matrix.tf_release(version)) if version else None
+        pythons = release.python if release else tuple(dict.fromkeys(p for r in releases for p in r.python))
+        if py in pythons:
+            continue
+        what = f"{framework} {release.series}" if release else framework
+        yield Finding(
+            "python-version-no-wheel", Severity.ERROR, Section.TORCH if framework == "torch" else Section.TENSORFLOW,
+            f"Python {py} has no wheel of {what}: pip finds nothing to install",
+            (f"log: {symptom.text}", f"this Python is {facts.host.python}",
+             f"{what} has wheels for Python {min(pythons, key=b.vt)}–{max(pythons, key=b.vt)}"),
+            b.install_fix(facts, matrix, framework, f"Use a Python that {what} has wheels for, or a release built for Python {py}"),
+        )
+
+
+def _wanted_distributions(facts: Facts) -> list[Symptom]:
+    """pip's "No matching distribution found for X" lines, and its "Could not find a version that satisfies the
+    requirement X (from versions: ...)" lines read as the same request (one finding per request)."""
+    out = [s for s in (facts.symptoms or ()) if s.kind == "no-matching-distribution"]
+    for s in (s for s in (facts.symptoms or ()) if s.kind == "pip-offered-versions"):
+        wanted = (s.subject or "").partition("|")[0].rstrip("=")
+        if not any(o.subject == wanted for o in out):
+            out.append(Symptom("no-matching-distribution", s.text, s.framework, wanted))
+    return out
+
+
+def _not_offered_by_pip(facts: Facts, matrix: "Matrix | None") -> Iterator[Finding]:
+    """pip's "(from versions: ...)" lists only what has a wheel for this Python and platform: a published release
+    missing from it has no wheel here. The Python itself need not be in the paste."""
+    if b.python_minor(facts) is not None:
+        return  # the Python is known: the rule above judges it against the matrix
+    for symptom in (s for s in (facts.symptoms or ()) if s.kind == "pip-offered-versions"):
+        wanted, _, offered = (symptom.subject or "").partition("|")
+        name, _, version = wanted.partition("==")
+        framework = "torch" if name == "torch" else "tensorflow"
+        if offered.strip() == "none":
+            yield _nothing_offered(symptom, name)
+            continue
+        if not version:
+            continue
+        release = None
+        if matrix is not None:
+            release = matrix.torch_release(version) if framework == "torch" else matrix.tf_release(version)
+        if release is None or version in offered.replace(" ", "").split(","):
+            continue
+        yield Finding(
+            "python-version-no-wheel", Severity.ERROR, Section.TORCH if framework == "torch" else Section.TENSORFLOW,
+            f"{name} {version} exists, but not for this Python or platform: pip offers only other versions",
+            (f"log: {symptom.text}", f"{framework} {release.series} has wheels for Python {release.python[0]}–{release.python[-1]}",
+             "pip's 'from versions' list holds only releases with a wheel for this interpreter"),
+            Fix(f"Use a Python {release.python[0]}–{release.python[-1]} environment for {name} {version}, or install one of the versions pip offers",
+                (f"python{release.python[-1]} -m venv .venv && . .venv/bin/activate && pip install '{wanted}'",), b.TORCH_PREVIOUS_URL
+                if framework == "torch" else b.TF_PIP_URL),
+        )
+
+
+def _nothing_offered(symptom: Symptom, name: str) -> Finding:
+    """"(from versions: none)": pip sees no wheel of the package at all for this interpreter and platform. The
+    Python is unknown, so the cause is named with its usual alternatives, as a warning."""
+    return Finding(
+        "python-version-no-wheel", Severity.WARNING, Section.TENSORFLOW if name.startswith("tensorflow") else Section.TORCH,
+        f"pip finds no {name} wheel at all for this Python and platform",
+        (f"log: {symptom.text}",
+         "'from versions: none' means the index has no wheel for this interpreter: most often a Python newer (or older) "
+         "than the release supports, a 32-bit Python, or an index URL without that build"),
+        Fix(f"Check the Python (64-bit, a version {name} publishes wheels for) and the index URL",
+            ("python -c \"import sys, struct; print(sys.version, struct.calcsize('P') * 8, 'bit')\"",),
+            b.TF_PIP_URL if name.startswith("tensorflow") else b.TORCH_URL),
+    )
+
+
+CHECKS = (python_version_no_wheel_from_message,)

@@ -1,0 +1,84 @@
+"""Short structured outputs people paste: `python --version`, `pip --version`, `uname -a`, environment assignments
+(`export CUDA_VISIBLE_DEVICES=1`), a WSL kernel name, `wsl -l -v`, and jax.print_environment_info()'s version lines.
+Each is a value a tool printed; what error lines mean lives in matrices/signatures.toml, not here."""
+
+from __future__ import annotations
+
+import re
+from typing import Iterator
+
+from ..document import Document
+from ..observation import Observation
+
+NAME = "one-liner"
+
+
+def _python_version(m, n, line):
+    yield Observation("host.python", m.group(1), n, NAME, "python --version")
+
+
+def _pip_python(m, n, line):
+    yield Observation("host.python", m.group(1), n, NAME, "the Python pip runs under")
+
+
+def _env_var(m, n, line):
+    name, value = m.group(1), m.group(2).strip().strip("'\"")
+    yield Observation(f"host.env.{name}", value, n, NAME)
+
+
+def _wsl_kernel(m, n, line):
+    kernel = m.group(1)
+    if kernel.endswith("-Microsoft"):
+        yield Observation("host.wsl", 1, n, NAME, f"kernel {kernel} is a WSL 1 kernel")
+    else:
+        yield Observation("host.wsl", 2, n, NAME, f"kernel {kernel} is a WSL 2 kernel")
+    yield Observation("host.os", "linux", n, NAME)
+
+
+def _wsl_list(m, n, line):
+    # `wsl -l -v`: "* Ubuntu    Running    1"; the starred row is the default distribution
+    yield Observation("host.wsl", int(m.group(2)), n, NAME, f"`wsl -l -v` lists the default distribution {m.group(1)} as WSL {m.group(2)}")
+    yield Observation("host.os", "linux", n, NAME, "a WSL distribution runs Linux")
+
+
+def _uname(m, n, line):
+    kernel = m.group(1)
+    yield Observation("host.kernel", kernel, n, NAME, "uname -a")
+    yield Observation("host.os", "linux", n, NAME, "uname -a")
+    if "microsoft-standard" in kernel.lower():
+        yield Observation("host.wsl", 2, n, NAME, "a microsoft-standard kernel is WSL 2's")
+    elif kernel.endswith("-Microsoft"):
+        yield Observation("host.wsl", 1, n, NAME, "a kernel named '-Microsoft' is WSL 1's")
+
+
+def _jax_print_env(m, n, line):
+    # jax.print_environment_info(): "jax:    0.4.26" / "jaxlib: 0.4.26" at the start of a line
+    name, version = (m.group(1), m.group(2)) if m.group(1) else (m.group(3), m.group(4))
+    if name == "python":
+        yield Observation("host.python", version, n, NAME, "jax.print_environment_info()")
+        return
+    yield Observation(f"python_packages.{name}", version, n, NAME, "jax.print_environment_info()")
+    yield Observation(f"frameworks.jax.{'version' if name == 'jax' else 'jaxlib'}", version, n, NAME, "jax.print_environment_info()")
+
+
+_PATTERNS = tuple((re.compile(p), h, k) for p, h, k in (
+    (r"(?:Using )?pip \d+(?:\.\d+)* from \S+ \(python (\d+\.\d+)\)", _pip_python, ('pip ',)),
+    (r"^\s*Python (\d+\.\d+\.\d+)\s*$", _python_version, ('Python ',)),
+    (r"^\s*(?:export\s+|\$\s*)?(CUDA_VISIBLE_DEVICES|NVIDIA_VISIBLE_DEVICES|LD_LIBRARY_PATH|CUDA_HOME|CUDA_PATH|CUDA_FORCE_PTX_JIT|HSA_OVERRIDE_GFX_VERSION)=(\S*)\s*$", _env_var, ('=',)),
+    (r"^\s*Linux \S+ (\d+\.\d+\.\d+\S*) #\d+", _uname, ('Linux ',)),
+    (r"\b(\d+\.\d+\.\d+-\d+-Microsoft|\d+\.\d+\.\d+(?:\.\d+)?-microsoft-standard(?:-WSL2)?)\b", _wsl_kernel, ('icrosoft',)),
+    (r"^\s*\*\s+(\S+)\s+(?:Running|Stopped|Installing|Converting)\s+([12])\s*$", _wsl_list, ('Running', 'Stopped', 'Installing', 'Converting')),
+    (r"^(jax|jaxlib):\s+(\d+\.\d+\.\d+[\w.+]*)\s*$|^(python): (\d+\.\d+\.\d+)(?: \(|\s*$)", _jax_print_env, ('jax', 'python: ')),
+))
+_ANY = re.compile("pip |Python |=|Linux |icrosoft|Running|Stopped|Installing|Converting|jax|python: ")
+
+
+def read(document: Document) -> Iterator[Observation]:
+    for number, line in document.numbered():
+        if not _ANY.search(line):
+            continue
+        for pattern, handler, keywords in _PATTERNS:
+            if any(k in line for k in keywords):
+                m = pattern.search(line)
+                if m:
+                    yield from handler(m, number, line)
