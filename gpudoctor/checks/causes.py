@@ -8,7 +8,8 @@ import dataclasses
 
 from ..model import Finding, Severity
 
-_UNAVAILABLE = ("torch-cuda-unavailable", "tf-gpu-not-visible")
+# What a framework that sees no GPU reports, whichever framework: a cause of "no GPU" explains each of them.
+_UNAVAILABLE = ("torch-cuda-unavailable", "tf-gpu-not-visible", "jax-cuda-backend-failed", "cuda-init-no-device")
 
 # cause id -> ids of findings it explains, when both are in one report.
 EXPLAINS: dict[str, tuple[str, ...]] = {
@@ -25,7 +26,7 @@ EXPLAINS: dict[str, tuple[str, ...]] = {
     "driver-too-old-for-cuda-build": (*_UNAVAILABLE, "gpu-arch-ptx-only", "cuda-toolkit-newer-than-driver"),
     "gpu-arch-not-in-build": ("tf-gpu-not-visible",),
     "tf-missing-gpu-libs": ("tf-gpu-not-visible", "cudnn-failed-to-initialize"),
-    "cudnn-version-mismatch": ("tf-gpu-not-visible", "cudnn-failed-to-initialize", "framework-import-failed"),
+    "cudnn-version-mismatch": ("tf-gpu-not-visible", "cudnn-failed-to-initialize", "framework-import-failed", "cudnn-not-on-loader-path"),
     "ld-library-path-wrong-cuda-libs": (*_UNAVAILABLE, "cudnn-version-mismatch", "loader-cudnn-shadows-framework-cudnn"),
     "loader-cudnn-shadows-framework-cudnn": ("framework-import-failed", "cudnn-version-mismatch", "cudnn-failed-to-initialize"),
     "numpy2-abi-mismatch": ("framework-import-failed",),

@@ -238,6 +238,41 @@ def cudnn_sublibraries_mixed(facts: Facts, matrix: "Matrix | None") -> Iterator[
     )
 
 
+def _installed_cudnn_majors(facts: Facts) -> dict[str, str]:
+    """cuDNN majors known to be installed -> where: the loader's copies and pip's nvidia-cudnn wheels."""
+    out: dict[str, str] = {}
+    for lib in (facts.libraries.libcudnn or ()) if facts.libraries else ():
+        if lib.version and lib.version.split(".")[0].isdigit():
+            out.setdefault(lib.version.split(".")[0], f"cuDNN {lib.version}" + (f" at {lib.path}" if lib.path else ""))
+    for name, version in (facts.python_packages or {}).items():
+        if name.startswith("nvidia-cudnn") and version and version.split(".")[0].isdigit():
+            out.setdefault(version.split(".")[0], f"pip: {name} {version}")
+    return out
+
+
+def cudnn_major_mismatch(facts: Facts, matrix: "Matrix | None") -> Iterator[Finding]:
+    """A program that names the cuDNN major it needs (libcudnn_ops_infer.so.8, "Require cuDNN 8.*") beside a
+    cuDNN of another major that is installed: the installed one cannot serve it (cuDNN breaks its ABI per major)."""
+    wanted = [(re.search(r"(?:\.so\.|64_)(\d+)", s.subject or "") or re.fullmatch(r"(\d+)", s.subject or ""), s)
+              for s in symptoms(facts, "cudnn-not-found") + symptoms(facts, "cudnn-major-required")]
+    wanted = [(m.group(1), s) for m, s in wanted if m]
+    installed = _installed_cudnn_majors(facts)
+    if not wanted or not installed:
+        return
+    major, symptom = wanted[0]
+    if major in installed:
+        return
+    have = "; ".join(installed.values())
+    yield Finding(
+        "cudnn-version-mismatch", Severity.ERROR, Section.CUDNN,
+        f"The program needs cuDNN {major}, but the cuDNN installed is of another major ({have})",
+        _lines([symptom]) + (f"installed: {have}", "a program built for one cuDNN major cannot load another"),
+        Fix(f"Install cuDNN {major} beside the other (pip: nvidia-cudnn-cu{'11' if major == '8' else '12'} {major}.*) and put it on the loader path, "
+            "or install a build of the program for the cuDNN you have",
+            (f"pip install 'nvidia-cudnn-cu{'11' if major == '8' else '12'}=={major}.*'",), "https://docs.nvidia.com/deeplearning/cudnn/latest/reference/support-matrix.html"),
+    )
+
+
 def log_rules(facts: Facts, matrix: "Matrix | None") -> Iterator[Finding]:
     """The findings a symptom proves by itself, as matrices/signatures.toml lists them (data, not code)."""
     if not facts.symptoms or matrix is None:
@@ -258,5 +293,6 @@ CHECKS = (
     driver_library_not_loadable,
     cudnn_mismatch_from_message,
     cudnn_sublibraries_mixed,
+    cudnn_major_mismatch,
     log_rules,
 )

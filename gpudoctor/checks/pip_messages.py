@@ -54,15 +54,17 @@ def _wanted_distributions(facts: Facts) -> list[Symptom]:
 def _not_offered_by_pip(facts: Facts, matrix: "Matrix | None") -> Iterator[Finding]:
     """pip's "(from versions: ...)" lists only what has a wheel for this Python and platform: a published release
     missing from it has no wheel here. The Python itself need not be in the paste."""
-    if b.python_minor(facts) is not None:
-        return  # the Python is known: the rule above judges it against the matrix
+    python_known = b.python_minor(facts) is not None
     for symptom in (s for s in (facts.symptoms or ()) if s.kind == "pip-offered-versions"):
         wanted, _, offered = (symptom.subject or "").partition("|")
         name, _, version = wanted.partition("==")
         framework = "torch" if name == "torch" else "tensorflow"
         if offered.strip() == "none":
-            yield _nothing_offered(symptom, name)
+            if not (python_known and _judged_by_the_matrix(facts, matrix, name, version)):
+                yield _nothing_offered(symptom, name, facts.host.python if python_known else None)
             continue
+        if python_known:
+            continue  # the Python is known: the rule above judges it against the matrix
         if not version:
             continue
         release = None
@@ -81,12 +83,22 @@ def _not_offered_by_pip(facts: Facts, matrix: "Matrix | None") -> Iterator[Findi
         )
 
 
-def _nothing_offered(symptom: Symptom, name: str) -> Finding:
-    """"(from versions: none)": pip sees no wheel of the package at all for this interpreter and platform. The
-    Python is unknown, so the cause is named with its usual alternatives, as a warning."""
+def _judged_by_the_matrix(facts: Facts, matrix: "Matrix | None", name: str, version: str) -> bool:
+    """Whether the rule above already names this Python as having no wheel of the package (then it speaks)."""
+    if matrix is None or name not in ("torch", "tensorflow", "tensorflow-gpu", "tensorflow-cpu"):
+        return False
+    release = matrix.torch_release(version) if name == "torch" and version else matrix.tf_release(version) if version else None
+    releases = matrix.torch if name == "torch" else matrix.tensorflow
+    pythons = release.python if release else tuple(p for r in releases for p in r.python)
+    return b.python_minor(facts) not in pythons
+
+
+def _nothing_offered(symptom: Symptom, name: str, python: str | None) -> Finding:
+    """"(from versions: none)": pip sees no wheel of the package at all for this interpreter and platform: the
+    cause is named with its usual alternatives (a wrong index URL gives the same line), as a warning."""
     return Finding(
         "python-version-no-wheel", Severity.WARNING, Section.TENSORFLOW if name.startswith("tensorflow") else Section.TORCH,
-        f"pip finds no {name} wheel at all for this Python and platform",
+        f"pip finds no {name} wheel at all for this Python{f' ({python})' if python else ''} and platform",
         (f"log: {symptom.text}",
          "'from versions: none' means the index has no wheel for this interpreter: most often a Python newer (or older) "
          "than the release supports, a 32-bit Python, or an index URL without that build"),

@@ -224,6 +224,9 @@ def test_log_rule_severities_and_sections():
         "numpy-older-than-module": (Severity.ERROR, Section.ENVIRONMENT),
         "keras3-with-tf-keras-code": (Severity.ERROR, Section.TENSORFLOW),
         "user-not-in-render-group": (Severity.ERROR, Section.GPU),
+        "jax-version-mismatch": (Severity.ERROR, Section.JAX),
+        "keras-tf-version-mismatch": (Severity.ERROR, Section.TENSORFLOW),
+        "cuda-toolkit-newer-than-driver": (Severity.ERROR, Section.CUDA),
     }
 
 

@@ -19,6 +19,9 @@ from gpudoctor.matrix import load_matrix
 from gpudoctor.model import Report, Severity
 
 THREADS = Path(__file__).resolve().parent.parent / "data" / "threads"
+# The frozen test part (tools/corpus_split.py): scored by benchmarks/bench_threads.py --frozen once, at the end of a
+# piece of work; never opened, and never run by the tests, while gpudoctor's code changes.
+FROZEN = THREADS.parent / "threads-frozen"
 
 
 @dataclass(frozen=True)
@@ -31,14 +34,15 @@ class Thread:
     expected: tuple[str, ...]
     pasted: str
     context: dict | None
+    blind: bool = False  # collected blind (issue 20): by a helper who neither read nor ran gpudoctor
 
 
-def threads() -> list[Thread]:
+def threads(directory: Path = THREADS) -> list[Thread]:
     out = []
-    for path in sorted(THREADS.glob("*.toml")):
+    for path in sorted(directory.glob("*.toml")):
         d = tomllib.loads(path.read_text(encoding="utf-8"))
         out.append(Thread(path.stem, d["url"], d["era"], tuple(d.get("tags", ())), d["healthy"], tuple(d["expected"]),
-                          d["pasted"], d.get("context")))
+                          d["pasted"], d.get("context"), "collected_by" in d))
     return out
 
 

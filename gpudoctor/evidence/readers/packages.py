@@ -22,9 +22,12 @@ _INTERESTING = frozenset({
 _VERSION = r"v?(\d+(?:\.\d+)*(?:[a-z]+\d*)?(?:\.?(?:post|dev)\d+)?(?:\+[\w.]+)?)"
 _FREEZE = re.compile(rf"^\s*(?:\[(?:pip\d?|pip3)\]\s+|\+\s)?([A-Za-z0-9][\w.-]*)\s*==\s*{_VERSION}\s*$")  # "+ x==1": uv
 _COLUMNS = re.compile(rf"^\s*(?:\[(conda|pip\d?)\]\s+)?([A-Za-z0-9][\w.-]*)\s+{_VERSION}(?:\s+(\S+))?(?:\s+(\S+))?(?:\s+(\S+))?\s*$")
-_CONDA_PLAN = re.compile(rf"^\s*(?:\S+::)?([a-z][\w.-]*?)-{_VERSION}(?:\s*\|\s*|-)([\w.]+)\b")
+_CONDA_PLAN = re.compile(rf"^\s*(?:[a-z][\w.-]*\s+(?=\S+::))?(?:\S+::)?([a-z][\w.-]*?)-{_VERSION}(?:\s*\|\s*|-)([\w.]+)\b")
 _CONDA_CUDA = re.compile(r"(?:^|_)cuda_?(\d+)\.?(\d)(?:_|$)")  # py3.9_cuda11.3_cudnn8.2.0_0, cuda118_py310h...
 _CONDA_CUDNN = re.compile(r"cudnn(\d+\.\d+(?:\.\d+)?)")
+# pip's last line: "Successfully installed absl-py-0.15.0 keras-2.7.0 tensorflow-2.6.1" (name-version, space separated)
+_PIP_INSTALLED = re.compile(r"^\s*`*\s*Successfully installed ((?:[A-Za-z0-9][\w.]*(?:-[A-Za-z][\w.]*)*-\d[\w.+!]*\s*)+)`*\s*$")
+_INSTALLED_ITEM = re.compile(r"([A-Za-z0-9][\w.]*(?:-[A-Za-z][\w.]*)*)-(\d[\w.+!]*)")
 
 
 def _canonical(name: str) -> str:
@@ -44,6 +47,8 @@ def read(document: Document) -> Iterator[Observation]:
             found = list(_package(name, m.group(3), build, number))
         elif (m := _CONDA_PLAN.match(line)) and ("|" in line or "::" in line):
             found = list(_package(_canonical(m.group(1)), m.group(2), m.group(3), number))
+        elif "Successfully installed" in line and (m := _PIP_INSTALLED.match(line)):
+            found = [o for item in _INSTALLED_ITEM.finditer(m.group(1)) for o in _package(_canonical(item.group(1)), item.group(2), None, number)]
         seen += found
         yield from found
     yield from _jax(seen)
@@ -91,6 +96,8 @@ def _package(name: str, version: str, conda_build: str | None, number: int) -> I
         yield Observation("frameworks.torch.build", "cuda", number, NAME, "the conda 'pytorch-cuda' package selects a CUDA torch")
     elif name == "jax":
         yield Observation("frameworks.jax.version", version, number, NAME)
+    elif name == "jaxlib" and conda_build and re.match(r"cpu(?:_|$)", conda_build):
+        yield Observation("frameworks.jax.build", "cpu", number, NAME, f"conda build {conda_build} is jaxlib's CPU build")
     elif name in ("tensorflow", "tensorflow-gpu", "tf-nightly", "tf-nightly-gpu"):
         yield Observation("frameworks.tensorflow.version", version, number, NAME)
         if name.endswith("-gpu"):

@@ -1,0 +1,85 @@
+"""What reporters say in their own words: "My tensorflow version is 2.12.0", "on Windows 11", "my GPU is an RTX
+2060", "CUDA 12.1", "Python 3.11". Maintainers read these; so does gpudoctor, as *stated* facts, weaker than any
+value a command printed (the merge keeps a printed value first and records a disagreement).
+
+Only prose is read: lines that look like tool output (paths, log prefixes, tables, tracebacks, `key: value`
+outputs of nvidia-smi or collect_env) are left to their readers."""
+
+from __future__ import annotations
+
+import re
+from typing import Iterator
+
+from ..document import Document
+from ..observation import Observation
+from ._common import major_minor
+from .issue_form import _gpu_name, _os
+
+NAME = "reporter's words"
+
+# A line of tool output, not prose: a path, a log prefix, a table, a prompt, a traceback, a known output header.
+_OUTPUT = re.compile(r"[/\\]\w|^\s*(?:\||\+-|>>>|\$|#|File \"|Traceback|\d{4}-\d{2}-\d{2}|[A-Z]\d{4} |\[)|NVIDIA-SMI|Driver Version|"
+                     r"CUDA used to build|runtime version|Is CUDA available|==|site-packages|\w+\s{3,}\S|"
+                     r"^\s*[-*]?\s*\**[A-Z][\w /().-]{1,40}\**\s*:\s*\S.{0,80}$")  # "Key: value": an output line or a form field
+_EXAMPLE = re.compile(r"\((?:e\.g\.?|for example|like)[^)]*\)", re.I)
+_FRAMEWORK = re.compile(r"(?i)\b(tensorflow|tf|pytorch|torch)(?:-gpu)?\s+(?:version\s+)?(?:is\s+|of\s+|:\s*|=\s*|v)?"
+                        r"(\d+\.\d+(?:\.\d+)?(?:\+(?:cpu|cu\d+))?)(?![\d.]*\w)")
+_OS = re.compile(r"(?i)\b(windows\s*(?:10|11|7|8\.1|server\s*\d{4})|ubuntu\s*\d{2}\.\d{2}(?:\.\d+)?|wsl\s*[12]\b|wsl2|"
+                 r"mac\s?os\s*(?:\d+(?:\.\d+)?|[a-z]+)?|debian\s*\d+|centos\s*\d+|fedora\s*\d+)")
+_GPU = re.compile(r"(?i)\b((?:nvidia\s+)?(?:geforce\s+)?(?:rtx|gtx)\s?\d{3,4}(?:\s?ti)?(?:\s?super)?(?:\s?laptop)?|"
+                  r"(?:nvidia\s+)?(?:tesla\s+)?(?:[ahv]100|h200|t4|p100|k80|a10g?|l4|a40|a6000))\b")
+_CUDA = re.compile(r"(?i)\bcuda(?:\s+toolkit)?\s*(?:version\s*)?(?:is\s+|:\s*|=\s*|v)?(\d{1,2}\.\d)(?:\.\d+)?\b(?![\d.]*\w)")
+_CUDNN = re.compile(r"(?i)\bcudnn\s*(?:version\s*)?(?:is\s+|:\s*|=\s*|v)?(\d\.\d+(?:\.\d+)?)\b")
+_PYTHON = re.compile(r"(?i)\bpython\s+(?:version\s+)?(?:is\s+)?(3\.\d{1,2}(?:\.\d+)?)\b(?![\d.]*\w)")
+_DRIVER = re.compile(r"(?i)\bdriver\s*(?:version\s*)?(?:is\s+|:\s*)?(\d{3}\.\d{2,3}(?:\.\d{2})?)\b")
+
+
+def _stated(key: str, value: object, number: int) -> Observation:
+    return Observation(key, value, number, NAME, "stated in the reporter's words", stated=True)
+
+
+def read(document: Document) -> Iterator[Observation]:
+    said: set[str] = set()
+    for number, line in document.numbered():
+        line = _EXAMPLE.sub(" ", line)  # an issue template's "(e.g., Linux Ubuntu 16.04)" is no statement
+        if len(line) > 400 or not re.search(r"[A-Za-z]{3,}\s+[A-Za-z]{2,}", line) or _OUTPUT.search(line):
+            continue
+        for key, value in _facts(line):
+            if key not in said:  # the first statement of a fact counts; later ones are usually the same or a wish
+                said.add(key)
+                yield _stated(key, value, number) if not isinstance(value, Observation) else value
+        for obs in _os_and_gpu(line, number, said):
+            yield obs
+
+
+def _facts(line: str) -> Iterator[tuple[str, object]]:
+    for m in _FRAMEWORK.finditer(line):
+        framework = "tensorflow" if m.group(1).lower() in ("tensorflow", "tf") else "torch"
+        yield f"frameworks.{framework}.version", m.group(2)
+    m = _CUDA.search(line)
+    if m and major_minor(m.group(1)):
+        yield "cuda_toolkits[0].version", major_minor(m.group(1))
+    m = _CUDNN.search(line)
+    if m:
+        yield "libraries.libcudnn[]", {"path": None, "version": m.group(1)}
+    m = _PYTHON.search(line)
+    if m:
+        yield "host.python", m.group(1)
+    m = _DRIVER.search(line)
+    if m:
+        yield "driver.version", m.group(1)
+
+
+def _os_and_gpu(line: str, number: int, said: set[str]) -> Iterator[Observation]:
+    m = _OS.search(line)
+    if m and "host.os" not in said:
+        said.add("host.os")
+        for obs in _os(m.group(1), number):
+            yield Observation(obs.key, obs.value, number, NAME, obs.implied or "stated in the reporter's words", stated=True)
+    m = _GPU.search(line)
+    if m and "gpus" not in said:
+        name = _gpu_name(m.group(1))
+        if name:
+            said.add("gpus")
+            yield _stated("gpus[0].index", 0, number)
+            yield _stated("gpus[0].name", name, number)
