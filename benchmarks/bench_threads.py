@@ -1,6 +1,11 @@
 """Accuracy of `check --from` on the thread corpus, and the time to read a large pasted report.
 
-    python benchmarks/bench_threads.py
+    python benchmarks/bench_threads.py            # the development part (tests/data/threads/)
+    python benchmarks/bench_threads.py --frozen   # the frozen test part, once, at the end of a piece of work
+
+The development part mixes the threads tuned against (before issue 20) and the blind ones; both are shown apart.
+The frozen part (tests/data/threads-frozen/, chosen by tools/corpus_split.py) is never opened while code changes;
+threads listed in its SEEN-BY-DEVELOPER.txt (seen as search excerpts before the split) are left out of its score.
 
 Prints, for the pasted text alone and with the facts each thread states in words ([context]): how many threads
 get their cause right (broken) or get no false error (healthy), by era; then the time to parse and judge a 1 MB
@@ -21,11 +26,35 @@ from gpudoctor.checks import run_checks  # noqa: E402
 from gpudoctor.evidence import read_evidence  # noqa: E402
 from gpudoctor.matrix import load_matrix  # noqa: E402
 from gpudoctor.model import Severity  # noqa: E402
-from tests.evidence.corpus import diagnose, is_right, threads  # noqa: E402
+from tests.evidence.corpus import FROZEN, diagnose, is_right, threads  # noqa: E402
+
+
+def _score(label: str, corpus: list, show_misses: bool) -> None:
+    broken = [t for t in corpus if not t.healthy]
+    healthy = [t for t in corpus if t.healthy]
+    named = [t for t in broken if is_right(t, diagnose(t))]
+    alarms = [t for t in healthy if not is_right(t, diagnose(t))]
+    print(f"{label}: right cause named on {len(named)}/{len(broken)} broken threads ({len(named) / max(len(broken), 1):.1%}); "
+          f"an error on {len(alarms)} of {len(healthy)} healthy threads")
+    if show_misses:
+        for t in broken:
+            if t not in named:
+                found = sorted({f"{f.id}:{f.severity.label}" for f in diagnose(t).findings if f.severity >= Severity.WARNING})
+                print(f"    missed {t.name}: expected {list(t.expected)}, found {found}")
+        for t in alarms:
+            print(f"    false alarm {t.name}")
+
+
+def frozen() -> None:
+    seen = set((FROZEN / "SEEN-BY-DEVELOPER.txt").read_text().split()) if (FROZEN / "SEEN-BY-DEVELOPER.txt").exists() else set()
+    corpus = [t for t in threads(FROZEN) if f"{t.name}.toml" not in seen]
+    _score(f"frozen test part ({len(corpus)} threads; {len(seen)} seen as search excerpts left out)", corpus, show_misses=True)
 
 
 def accuracy() -> None:
     corpus = threads()
+    _score("blind development part (paste alone)", [t for t in corpus if t.blind], show_misses="-v" in sys.argv)
+    _score("tuned development part (paste alone)", [t for t in corpus if not t.blind], show_misses="-v" in sys.argv)
     for with_context in (False, True):
         right, total = Counter(), Counter()
         false_alarms = []
@@ -65,5 +94,8 @@ def timing() -> None:
 
 
 if __name__ == "__main__":
-    accuracy()
-    timing()
+    if "--frozen" in sys.argv:
+        frozen()
+    else:
+        accuracy()
+        timing()
