@@ -138,6 +138,10 @@ def cuda_force_ptx_jit(facts: Facts, matrix: object) -> Iterator[Finding]:
 
 def mig_several_instances_visible(facts: Facts, matrix: object) -> Iterator[Finding]:
     listed = [s.text for s in symptoms(facts, "mig-instances") if s.subject and s.subject.isdigit() and int(s.subject) > 1]
+    instances = [(g, i) for g in facts.gpus or () for i in g.mig_instances or ()]
+    if len(instances) > 1 and not listed:
+        listed.append(f"{len(instances)} MIG instances: " + ", ".join(f"GPU {g.index}: {i}" for g, i in instances[:4])
+                      + (" ..." if len(instances) > 4 else ""))
     mig_gpus = [g for g in facts.gpus or () if g.mig_enabled]
     if mig_gpus and len(facts.gpus or ()) > 1:
         # CUDA uses at most one MIG instance per process, so with several GPUs of which one is in MIG mode the

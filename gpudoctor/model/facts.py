@@ -87,6 +87,8 @@ class Gpu:
     memory_used_mib: int | None = None
     pcie: Pcie | None = None
     mig_enabled: bool | None = None
+    # the MIG devices of this GPU, by UUID ("MIG-..."; added in 0.5): () when MIG is off, None when unknown
+    mig_instances: tuple[str, ...] | None = None
     ecc_uncorrected_errors: int | None = None
     processes: tuple[GpuProcess, ...] | None = None
     health: GpuHealth | None = None  # added in 0.4

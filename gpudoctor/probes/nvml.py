@@ -32,6 +32,7 @@ _DEFAULTS = {
     "NVML_DEVICE_MIG_ENABLE": 1,
     "NVML_ERROR_NOT_SUPPORTED": 3,
     "NVML_ERROR_GPU_IS_LOST": 15,
+    "NVML_ERROR_NOT_FOUND": 6,
 }
 
 
@@ -101,10 +102,11 @@ def nvml_error_text(exc: BaseException) -> str:
 class _Unavailable(Exception):
     """One NVML call could not answer; ``not_supported`` when NVML said the feature does not exist here."""
 
-    def __init__(self, not_supported: bool, lost: bool = False):
+    def __init__(self, not_supported: bool, lost: bool = False, not_found: bool = False):
         super().__init__()
         self.not_supported = not_supported
         self.lost = lost  # NVML_ERROR_GPU_IS_LOST: the GPU stopped answering (fell off the bus)
+        self.not_found = not_found  # NVML_ERROR_NOT_FOUND: e.g. an empty MIG slot
 
 
 def _call(nvml: Any, function: str, *args: Any) -> Any:
@@ -115,7 +117,8 @@ def _call(nvml: Any, function: str, *args: Any) -> Any:
         return fn(*args)
     except nvml.NVMLError as exc:
         value = getattr(exc, "value", None)
-        raise _Unavailable(value == _const(nvml, "NVML_ERROR_NOT_SUPPORTED"), value == _const(nvml, "NVML_ERROR_GPU_IS_LOST")) from None
+        raise _Unavailable(value == _const(nvml, "NVML_ERROR_NOT_SUPPORTED"), value == _const(nvml, "NVML_ERROR_GPU_IS_LOST"),
+                           value == _const(nvml, "NVML_ERROR_NOT_FOUND")) from None
     except _library_mismatch(nvml):
         # pynvml turns FunctionNotFound from some unversioned calls into this non-NVMLError class.
         raise _Unavailable(not_supported=False) from None
@@ -199,6 +202,7 @@ def _gpu(nvml: Any, index: int) -> Gpu:
         # e.g. GPU is lost, or no permission for it: it exists, nothing more is known
         return Gpu(index=index, health=GpuHealth(lost=True) if exc.lost else None)
     memory = _field(nvml, lambda info: info, "nvmlDeviceGetMemoryInfo", handle)
+    mig_enabled = _mig_enabled(nvml, handle)
     return Gpu(
         index=index,
         name=_field(nvml, _str, "nvmlDeviceGetName", handle),
@@ -208,7 +212,8 @@ def _gpu(nvml: Any, index: int) -> Gpu:
         memory_total_mib=_mib(getattr(memory, "total", None)),
         memory_used_mib=_mib(getattr(memory, "used", None)),
         pcie=_pcie(nvml, handle),
-        mig_enabled=_mig_enabled(nvml, handle),
+        mig_enabled=mig_enabled,
+        mig_instances=_mig_instances(nvml, handle, mig_enabled),
         ecc_uncorrected_errors=_field(
             nvml,
             _int,
@@ -236,6 +241,26 @@ def _pcie(nvml: Any, handle: Any) -> Pcie | None:
         width_max=_field(nvml, _int, "nvmlDeviceGetMaxPcieLinkWidth", handle),
     )
     return None if pcie == Pcie() else pcie  # no link facts at all (e.g. a virtual GPU): unknown
+
+
+def _mig_instances(nvml: Any, handle: Any, enabled: bool | None) -> tuple[str, ...] | None:
+    """The MIG devices of a GPU in MIG mode, by UUID (what CUDA_VISIBLE_DEVICES names); () when MIG is off."""
+    if enabled is not True:
+        return () if enabled is False else None
+    try:
+        slots = int(_call(nvml, "nvmlDeviceGetMaxMigDeviceCount", handle))
+        found = []
+        for slot in range(slots):
+            try:
+                mig = _call(nvml, "nvmlDeviceGetMigDeviceHandleByIndex", handle, slot)
+            except _Unavailable as exc:
+                if exc.not_found:
+                    continue  # an empty slot: no instance created there
+                raise
+            found.append(_str(_call(nvml, "nvmlDeviceGetUUID", mig)) or f"MIG device {slot}")
+        return tuple(found)
+    except (_Unavailable, TypeError, ValueError):
+        return None
 
 
 def _mig_enabled(nvml: Any, handle: Any) -> bool | None:

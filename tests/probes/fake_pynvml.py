@@ -28,6 +28,7 @@ class FakeGpu:
     memory_used: int = 412 * MIB
     pcie: tuple[int, int, int, int] = (4, 4, 16, 16)  # gen current, gen max, width current, width max
     mig_mode: tuple[int, int] | None = None  # None: no MIG on this GPU (NotSupported), like every GeForce
+    mig_slots: list[str | None] = field(default_factory=list)  # MIG device UUIDs by slot; None: an empty slot
     ecc_uncorrected: int | None = None  # None: no ECC (NotSupported), like every GeForce
     compute_processes: list[tuple[int, int | None]] = field(default_factory=list)  # (pid, usedGpuMemory bytes)
     graphics_processes: list[tuple[int, int | None]] = field(default_factory=list)
@@ -184,6 +185,19 @@ class FakeNvml:
         if handle.mig_mode is None:
             raise pynvml.NVMLError_NotSupported()
         return list(handle.mig_mode)
+
+    def nvmlDeviceGetMaxMigDeviceCount(self, handle: FakeGpu) -> int:
+        self._enter("nvmlDeviceGetMaxMigDeviceCount", handle)
+        if handle.mig_mode is None:
+            raise pynvml.NVMLError_NotSupported()
+        return len(handle.mig_slots)
+
+    def nvmlDeviceGetMigDeviceHandleByIndex(self, handle: FakeGpu, index: int) -> FakeGpu:
+        self._enter("nvmlDeviceGetMigDeviceHandleByIndex", handle)
+        uuid = handle.mig_slots[index]
+        if uuid is None:
+            raise pynvml.NVMLError_NotFound()
+        return FakeGpu(name=f"{handle.name} MIG", uuid=uuid)
 
     def nvmlDeviceGetTotalEccErrors(self, handle: FakeGpu, errorType: int, counterType: int) -> int:
         self._enter("nvmlDeviceGetTotalEccErrors", handle)

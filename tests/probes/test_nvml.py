@@ -43,6 +43,7 @@ def test_healthy_rtx_4090() -> None:
             memory_used_mib=412,
             pcie=Pcie(gen_current=4, gen_max=4, width_current=16, width_max=16),
             mig_enabled=False,  # NotSupported: a GPU without MIG is probed and not in MIG mode
+            mig_instances=(),  # and so has no MIG instances
             ecc_uncorrected_errors=None,  # NotSupported on GeForce: unknown, not zero
             processes=(
                 # listed as compute and as graphics: one process; its name read from /proc through psutil
@@ -232,3 +233,26 @@ def test_importing_the_probe_loads_neither_pynvml_nor_psutil() -> None:
     code = "import sys, gpudoctor.probes.nvml; print(sorted({'pynvml', 'psutil'} & set(sys.modules)))"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "[]"
+
+
+def test_mig_instances_are_recorded_by_uuid_and_empty_slots_skipped() -> None:
+    """Issue 20, class 8: MIG instances are facts, so 'several instances visible' can fire on the machine itself."""
+    from gpudoctor.checks import run_checks
+    from gpudoctor.matrix import load_matrix
+    from gpudoctor.model import Facts
+
+    a100 = FakeGpu(name="NVIDIA A100-SXM4-40GB", compute_capability=(8, 0), mig_mode=(1, 1),
+                   mig_slots=["MIG-c6d4f1ef-42e4-5de3-91c7-45d71c87eb3f", None, "MIG-cba663e8-9bed-5b7b-b0ad-f6e4e4f2f9c1"])
+    geforce = FakeGpu()
+    driver, (mig, plain) = probe_nvml(FakeNvml([a100, geforce]))
+    assert mig.mig_instances == ("MIG-c6d4f1ef-42e4-5de3-91c7-45d71c87eb3f", "MIG-cba663e8-9bed-5b7b-b0ad-f6e4e4f2f9c1")
+    assert plain.mig_instances == ()  # MIG not supported: probed, none
+    report = run_checks(Facts(driver=driver, gpus=(mig, plain)), load_matrix())
+    (finding,) = [f for f in report.findings if f.id == "mig-several-instances-visible"]
+    assert finding.evidence[0].startswith("2 MIG instances: GPU 0: MIG-c6d4f1ef")
+
+
+def test_mig_instances_unknown_when_nvml_cannot_list_them() -> None:
+    a100 = FakeGpu(mig_mode=(1, 1), mig_slots=["MIG-a"], fail={"nvmlDeviceGetMigDeviceHandleByIndex": pynvml.NVMLError_Unknown()})
+    _, (gpu,) = probe_nvml(FakeNvml([a100]))
+    assert gpu.mig_enabled is True and gpu.mig_instances is None  # unknown, never "none"

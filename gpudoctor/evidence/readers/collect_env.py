@@ -23,7 +23,7 @@ _FIELD = re.compile(r"^\s*(PyTorch version|Is debug build|CUDA used to build PyT
                     r"GPU models and configuration|Nvidia driver version|cuDNN version|HIP runtime version|MIOpen runtime version|"
                     r"Libc version|Is XPU available)\s*:\s*(.*)$")
 _GPU_LINE = re.compile(r"^\s*GPU (\d+): (.+?)(?:\s*\(UUID: ([^)]*)\))?\s*$")
-_MIG_LINE = re.compile(r"^\s*MIG \S+\s+Device\s+(\d+):")
+_MIG_LINE = re.compile(r"^\s*MIG \S+\s+Device\s+(\d+):(?:\s*\(UUID: (MIG-[\w/-]+)\))?")
 _CUDNN_FILE = re.compile(r"((?:[A-Za-z]:\\[^:]*?|/[^\s:]*?)(?:libcudnn\.so(?:\.[\d.]+)?|cudnn(?:_\w+?)?64_\d+\.dll))\s*$")
 _COULD_NOT = "could not collect"
 # Field names only collect_env prints (a pasted part of its output is still its output).
@@ -163,9 +163,10 @@ def _gpus(lines: tuple[str, ...], number: int, first: str) -> Iterator[Observati
             yield Observation(f"gpus[{current}].index", current, line_number, NAME)
             yield Observation(f"gpus[{current}].name", m.group(2).strip(), line_number, NAME)
             continue
-        if _MIG_LINE.match(line) and current is not None:
+        if (instance := _MIG_LINE.match(line)) and current is not None:
             mig[current] = mig.get(current, 0) + 1
             yield Observation(f"gpus[{current}].mig_enabled", True, line_number, NAME)
+            yield Observation(f"gpus[{current}].mig_instances[]", instance.group(2) or line.strip(), line_number, NAME)
     for index, count in mig.items():
         yield Observation("symptoms[]", {"kind": "mig-instances", "text": f"GPU {index}: {count} MIG instance(s) listed",
                                          "subject": str(count)}, number, NAME)

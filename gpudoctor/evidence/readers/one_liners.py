@@ -73,7 +73,29 @@ _PATTERNS = tuple((re.compile(p), h, k) for p, h, k in (
 _ANY = re.compile("pip |Python |=|Linux |icrosoft|Running|Stopped|Installing|Converting|jax|python: ")
 
 
+# `nvidia-smi -L`: "GPU 0: NVIDIA A100-SXM4-40GB (UUID: GPU-...)", then its MIG devices indented below it
+_SMI_GPU = re.compile(r"^GPU (\d+): (.+?) \(UUID: (GPU-[\w-]+)\)\s*$")
+_SMI_MIG = re.compile(r"^\s+MIG \S+\s+Device\s+\d+: \(UUID: (MIG-[\w/-]+)\)\s*$")
+
+
+def _smi_list(document: Document) -> Iterator[Observation]:
+    current = None
+    for number, line in document.numbered():
+        if (m := _SMI_GPU.match(line)):
+            current = int(m.group(1))
+            yield Observation(f"gpus[{current}].index", current, number, NAME, "nvidia-smi -L")
+            yield Observation(f"gpus[{current}].name", m.group(2).strip(), number, NAME, "nvidia-smi -L")
+            yield Observation(f"gpus[{current}].uuid", m.group(3), number, NAME, "nvidia-smi -L")
+        elif current is not None and (m := _SMI_MIG.match(line)):
+            yield Observation(f"gpus[{current}].mig_enabled", True, number, NAME, "nvidia-smi -L lists MIG devices")
+            yield Observation(f"gpus[{current}].mig_instances[]", m.group(1), number, NAME, "nvidia-smi -L")
+        elif line.strip():
+            current = None
+
+
 def read(document: Document) -> Iterator[Observation]:
+    if "(UUID: GPU-" in "\n".join(document.lines[:2000]):
+        yield from _smi_list(document)
     for number, line in document.numbered():
         if not _ANY.search(line):
             continue
