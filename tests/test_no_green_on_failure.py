@@ -33,10 +33,12 @@ def proven_failures(facts: Facts) -> dict[Section, str]:
     jax = facts.frameworks.jax if facts.frameworks else None
     if present and torch and torch_build_kind(torch) == "cpu" and not (facts.host and facts.host.os == "darwin"):
         out[Section.TORCH] = "a CPU-only torch on a machine with an NVIDIA GPU"
-    if present and torch and torch.arch_list and facts.gpus:
-        for gpu in facts.gpus:
-            if gpu.compute_capability and arch_support(tuple(torch.arch_list), gpu.compute_capability) is None:
-                out[Section.TORCH] = f"torch's arch list has no code for compute capability {gpu.compute_capability}"
+    tf = facts.frameworks.tensorflow if facts.frameworks else None
+    for section, arch in ((Section.TORCH, torch.arch_list if torch else None), (Section.TENSORFLOW, tf.compute_capabilities if tf else None)):
+        for gpu in facts.gpus or () if present and arch else ():
+            cc = gpu.compute_capability or load_matrix().gpu_compute_capability(gpu.name or "")
+            if cc and arch_support(tuple(arch), cc) is None:
+                out[section] = f"the build's arch list has no code for compute capability {cc}"
     if present and jax and jax.build == "cpu" and facts.host and facts.host.os == "linux":
         out[Section.JAX] = "the CPU build of JAX on a Linux machine with an NVIDIA GPU"
     for symptom in facts.symptoms or ():
@@ -73,3 +75,29 @@ def test_the_rule_can_fail():
                   frameworks=Frameworks(torch=TorchBuild(version="2.3.0+cpu")))
     assert proven_failures(facts) == {Section.TORCH: "a CPU-only torch on a machine with an NVIDIA GPU"}
     assert {s.section: s.status for s in run_checks(facts, load_matrix()).sections}[Section.TORCH] is Status.ERROR
+
+
+RTX5090_SMI = """+-----------------------------------------------------------------------------------------+
+| NVIDIA-SMI 570.124.04             Driver Version: 570.124.04     CUDA Version: 12.8     |
+|-----------------------------------------+------------------------+----------------------+
+| GPU  Name                 Persistence-M | Bus-Id          Disp.A | Volatile Uncorr. ECC |
+| Fan  Temp   Perf          Pwr:Usage/Cap |           Memory-Usage | GPU-Util  Compute M. |
+|=========================================+========================+======================|
+|   0  NVIDIA GeForce RTX 5090        Off |   00000000:01:00.0  On |                  N/A |
+|  0%   38C    P8             21W /  575W |    1021MiB /  32607MiB |      2%      Default |
++-----------------------------------------+------------------------+----------------------+
+"""
+
+
+@pytest.mark.parametrize("arch_line", [
+    # torch's own line without its version (https://github.com/gpustack/gpustack/issues/1324 prints it)
+    "The current PyTorch install supports CUDA capabilities sm_50 sm_60 sm_70 sm_75 sm_80 sm_86 sm_90.",
+    # a printed torch.cuda.get_arch_list() (https://github.com/pytorch/pytorch/issues/182250 shows this list)
+    "['sm_50', 'sm_60', 'sm_70', 'sm_75', 'sm_80', 'sm_86', 'sm_90']",
+])
+def test_an_arch_list_without_a_version_is_judged(arch_line):
+    """Issue 20, class 1: an arch list alone decides the arch rule and proves a CUDA build; never a green tick."""
+    report = run_checks(read_evidence(RTX5090_SMI + arch_line + "\n"), load_matrix())
+    finding = next(f for f in report.findings if f.id == "gpu-arch-not-in-build")
+    assert finding.severity.label == "error" and "version unknown" in finding.title
+    assert {s.section: s.status for s in report.sections}[Section.TORCH] is Status.ERROR

@@ -21,7 +21,7 @@ def gpu_arch_not_in_build(facts: Facts, matrix: "Matrix | None") -> Iterator[Fin
 
     if matrix is None or not facts.gpus:
         return
-    for build in b.builds(facts, matrix):
+    for build in b.builds(facts, matrix) + _arch_list_only(facts, matrix):
         if not build.cuda:
             continue
         if not build.arch or not build.arch_confirmed:
@@ -53,7 +53,7 @@ def gpu_arch_not_in_build(facts: Facts, matrix: "Matrix | None") -> Iterator[Fin
                 )
             else:
                 driver = facts.driver
-                if driver and (driver.version or driver.cuda_version):
+                if driver and (driver.version or driver.cuda_version) and b.vt(build.cuda):
                     dv = driver_verdict(matrix, build.cuda, driver.version, driver.cuda_version, driver_os(b.host_os(facts), b.is_wsl(facts)))
                     if b.older_cuda(dv.driver_cuda, build.cuda):
                         continue  # the driver cannot JIT this PTX at all: driver-too-old-for-cuda-build reports it
@@ -66,6 +66,24 @@ def gpu_arch_not_in_build(facts: Facts, matrix: "Matrix | None") -> Iterator[Fin
                     ),
                     _ptx_fix(facts, matrix, build, cc),
                 )
+
+
+def _arch_list_only(facts: Facts, matrix: "Matrix") -> list[b.Build]:
+    """A build whose version is unknown but whose compiled arch list is known (torch's "supports CUDA capabilities
+    sm_50 ...", a printed torch.cuda.get_arch_list(), TensorFlow's compute capabilities): the list alone decides
+    whether it has code for the GPU, and proves a CUDA build (issue 20, class 1)."""
+    known = {build.framework for build in b.builds(facts, matrix)}
+    frameworks = facts.frameworks
+    out = []
+    torch = frameworks.torch if frameworks else None
+    if "torch" not in known and torch and torch.arch_list and any(a.startswith(("sm_", "compute_")) for a in torch.arch_list):
+        out.append(b.Build("torch", torch.version or "(version unknown)", torch.cuda or "(CUDA version unknown)", None,
+                           tuple(torch.arch_list), "snapshot", True, False))
+    tf = frameworks.tensorflow if frameworks else None
+    if "tensorflow" not in known and tf and tf.compute_capabilities:
+        out.append(b.Build("tensorflow", tf.version or "(version unknown)", tf.cuda or "(CUDA version unknown)", None,
+                           tuple(tf.compute_capabilities), "snapshot", True, False))
+    return out
 
 
 def _ptx_fix(facts: Facts, matrix: "Matrix", build: b.Build, cc: str):

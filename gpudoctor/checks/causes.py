@@ -25,6 +25,7 @@ EXPLAINS: dict[str, tuple[str, ...]] = {
     "tf-windows-native-gpu-unsupported": ("tf-gpu-not-visible", "tf-missing-gpu-libs"),
     "driver-too-old-for-cuda-build": (*_UNAVAILABLE, "gpu-arch-ptx-only", "cuda-toolkit-newer-than-driver"),
     "gpu-arch-not-in-build": ("tf-gpu-not-visible",),
+    "known-broken-combination": ("tf-gpu-not-visible", "cuda-toolkit-newer-than-driver", "gpu-arch-not-in-build"),
     "tf-missing-gpu-libs": ("tf-gpu-not-visible", "cudnn-failed-to-initialize"),
     "cudnn-version-mismatch": ("tf-gpu-not-visible", "cudnn-failed-to-initialize", "framework-import-failed", "cudnn-not-on-loader-path"),
     "ld-library-path-wrong-cuda-libs": (*_UNAVAILABLE, "cudnn-version-mismatch", "loader-cudnn-shadows-framework-cudnn"),

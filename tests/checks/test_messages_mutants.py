@@ -214,19 +214,22 @@ def test_each_log_rule_gives_its_finding(rule):
 
 
 def test_log_rule_severities_and_sections():
-    assert {r.id: (r.severity, r.section) for r in RULES} == {
-        "container-without-gpu-runtime": (Severity.ERROR, Section.ENVIRONMENT),
-        "cuda-init-no-device": (Severity.WARNING, Section.ENVIRONMENT),
-        "cuda-out-of-memory": (Severity.INFO, Section.GPU),
-        "cudnn-failed-to-initialize": (Severity.INFO, Section.CUDNN),
-        "cudnn-not-on-loader-path": (Severity.ERROR, Section.CUDNN),
-        "pip-dependency-conflict": (Severity.WARNING, Section.ENVIRONMENT),
-        "numpy-older-than-module": (Severity.ERROR, Section.ENVIRONMENT),
-        "keras3-with-tf-keras-code": (Severity.ERROR, Section.TENSORFLOW),
-        "user-not-in-render-group": (Severity.ERROR, Section.GPU),
-        "jax-version-mismatch": (Severity.ERROR, Section.JAX),
-        "keras-tf-version-mismatch": (Severity.ERROR, Section.TENSORFLOW),
-        "cuda-toolkit-newer-than-driver": (Severity.ERROR, Section.CUDA),
+    assert {r.symptom: (r.id, r.severity, r.section) for r in RULES} == {
+        "container-no-gpu-runtime": ("container-without-gpu-runtime", Severity.ERROR, Section.ENVIRONMENT),
+        "cuda-no-device": ("cuda-init-no-device", Severity.WARNING, Section.ENVIRONMENT),
+        "out-of-memory": ("cuda-out-of-memory", Severity.INFO, Section.GPU),
+        "cudnn-init-failed": ("cudnn-failed-to-initialize", Severity.INFO, Section.CUDNN),
+        "cudnn-not-found": ("cudnn-not-on-loader-path", Severity.ERROR, Section.CUDNN),
+        "pip-dependency-conflict": ("pip-dependency-conflict", Severity.WARNING, Section.ENVIRONMENT),
+        "numpy-older-than-module": ("numpy-older-than-module", Severity.ERROR, Section.ENVIRONMENT),
+        "keras3-with-keras2-code": ("keras3-with-tf-keras-code", Severity.ERROR, Section.TENSORFLOW),
+        "kfd-permission-denied": ("user-not-in-render-group", Severity.ERROR, Section.GPU),
+        "jax-jaxlib-mismatch": ("jax-version-mismatch", Severity.ERROR, Section.JAX),
+        "keras-tf-minor-mismatch": ("keras-tf-version-mismatch", Severity.ERROR, Section.TENSORFLOW),
+        "invalid-ptx": ("cuda-toolkit-newer-than-driver", Severity.ERROR, Section.CUDA),
+        "program-minimum-cc": ("gpu-arch-not-in-build", Severity.ERROR, Section.GPU),
+        "jax-plugin-init-failed": ("jax-version-mismatch", Severity.WARNING, Section.JAX),
+        "keras-needs-newer-tf": ("keras-standalone-tf-mismatch", Severity.ERROR, Section.TENSORFLOW),
     }
 
 

@@ -26,11 +26,12 @@ _FRAMEWORK = re.compile(r"(?i)\b(tensorflow|tf|pytorch|torch)(?:-gpu)?\s+(?:vers
                         r"(\d+\.\d+(?:\.\d+)?(?:\+(?:cpu|cu\d+))?)(?![\d.]*\w)")
 _OS = re.compile(r"(?i)\b(windows\s*(?:10|11|7|8\.1|server\s*\d{4})|ubuntu\s*\d{2}\.\d{2}(?:\.\d+)?|wsl\s*[12]\b|wsl2|"
                  r"mac\s?os\s*(?:\d+(?:\.\d+)?|[a-z]+)?|debian\s*\d+|centos\s*\d+|fedora\s*\d+)")
-_GPU = re.compile(r"(?i)\b((?:nvidia\s+)?(?:geforce\s+)?(?:rtx|gtx)\s?\d{3,4}(?:\s?ti)?(?:\s?super)?(?:\s?laptop)?|"
+_GPU = re.compile(r"(?i)\b((?:nvidia\s+)?(?:geforce\s+)?(?:rtx|gtx)\s?\d{3,4}(?!\s*(?:series|s\b|-series))(?:\s?ti)?(?:\s?super)?(?:\s?laptop)?|"
                   r"(?:nvidia\s+)?(?:tesla\s+)?(?:[ahv]100|h200|t4|p100|k80|a10g?|l4|a40|a6000))\b")
 _CUDA = re.compile(r"(?i)\bcuda(?:\s+toolkit)?\s*(?:version\s*)?(?:is\s+|:\s*|=\s*|v)?(\d{1,2}\.\d)(?:\.\d+)?\b(?![\d.]*\w)")
 _CUDNN = re.compile(r"(?i)\bcudnn\s*(?:version\s*)?(?:is\s+|:\s*|=\s*|v)?(\d\.\d+(?:\.\d+)?)\b")
 _PYTHON = re.compile(r"(?i)\bpython\s+(?:version\s+)?(?:is\s+)?(3\.\d{1,2}(?:\.\d+)?)\b(?![\d.]*\w)")
+_CC = re.compile(r"(?i)\bcompute capability (?:of |is )?(\d{1,2}\.\d)\b")
 _DRIVER = re.compile(r"(?i)\bdriver\s*(?:version\s*)?(?:is\s+|:\s*)?(\d{3}\.\d{2,3}(?:\.\d{2})?)\b")
 
 
@@ -68,6 +69,9 @@ def _facts(line: str) -> Iterator[tuple[str, object]]:
     m = _DRIVER.search(line)
     if m:
         yield "driver.version", m.group(1)
+    m = _CC.search(line)
+    if m:
+        yield "gpus[0].compute_capability", m.group(1)
 
 
 def _os_and_gpu(line: str, number: int, said: set[str]) -> Iterator[Observation]:
