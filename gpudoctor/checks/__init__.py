@@ -46,6 +46,7 @@ def registry() -> tuple[RegisteredCheck, ...]:
         prerelease,
         rocm_builds,
         tensorflow_libs,
+        tensorflow_windows,
         versions,
         xid,
     )
@@ -64,6 +65,7 @@ def registry() -> tuple[RegisteredCheck, ...]:
         arch,
         known_broken,
         tensorflow_libs,
+        tensorflow_windows,
         keras,
         platforms_apple,
         platforms_jetson,
@@ -90,6 +92,7 @@ _SECTIONS = {
     "arch": Section.TORCH,
     "known_broken": Section.TORCH,
     "tensorflow_libs": Section.TENSORFLOW,
+    "tensorflow_windows": Section.TENSORFLOW,
     "keras": Section.TENSORFLOW,
     "platforms_apple": Section.GPU,
     "platforms_jetson": Section.GPU,
@@ -106,7 +109,9 @@ def run_checks(facts: Facts, matrix: "Matrix | None" = None, source: str = "this
     are worked out (an ignored finding never leads the report)."""
     from .causes import link, primary
     from .coverage import sections
+    from .derive import derive
 
+    facts = derive(facts, matrix)  # derived facts, once, before any check (each says why in the provenance)
     findings: list[Finding] = []
     crashes: list[CheckCrash] = []
     crashed: set[Section] = set()

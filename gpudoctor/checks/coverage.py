@@ -51,10 +51,20 @@ def _frameworks_needing_cudnn(facts: Facts) -> bool:
 
 
 def _cudnn(facts: Facts) -> tuple[Status, str | None]:
-    known = (facts.libraries is not None and facts.libraries.libcudnn is not None) or any(
-        name.startswith("nvidia-cudnn") or name == "cudnn" for name in facts.python_packages or {})
-    if known:
+    packages = facts.python_packages or {}
+    loader = facts.libraries.libcudnn if facts.libraries is not None else None
+    present = bool(loader) or any(v for name, v in packages.items() if name.startswith("nvidia-cudnn") or name == "cudnn")
+    if present:
         return Status.OK, None
+    wheels_absent = any(name.startswith("nvidia-cudnn") for name in packages)  # looked for in a whole list: absent
+    if _frameworks_needing_cudnn(facts) and gpu_presence(facts) is not False and wheels_absent and loader == ():
+        return Status.ERROR, "no cuDNN: none on the loader path and no nvidia-cudnn wheel, and TensorFlow needs one"
+    if loader == () or wheels_absent:
+        if not _frameworks_needing_cudnn(facts) or gpu_presence(facts) is False:
+            return Status.OK, None  # probed: none, and nothing here needs one
+        if wheels_absent:
+            return Status.NOT_JUDGED, ("no nvidia-cudnn wheel in the whole package list; whether a system cuDNN is on the "
+                                       "loader path is unknown: paste `ldconfig -p | grep cudnn`")
     if _frameworks_needing_cudnn(facts) and gpu_presence(facts) is not False:
         return Status.NOT_JUDGED, "TensorFlow needs a cuDNN and none is known: paste `pip list | grep nvidia` or the cuDNN version"
     return Status.NOT_APPLICABLE, "PyTorch wheels bring their own cuDNN" if facts.frameworks and facts.frameworks.torch else "no framework that needs it is known"

@@ -75,6 +75,8 @@ def tf_missing_gpu_libs(facts: Facts, matrix: "Matrix | None") -> Iterator[Findi
     evidence = [f"{build.label} is a CUDA {build.cuda} build" + (f" (cuDNN {build.cudnn})" if build.cudnn else "")]
     cuda_major = build.cuda_major
     wheels = cuda_major >= 11  # nvidia-*-cu11 / -cu12 wheels exist from CUDA 11 on; older builds need system libraries
+    from_pip = build.tf_release is not None and build.tf_release.has_and_cuda  # 2.14+: pip is the documented way
+    uncertain = False  # a wheel known absent, the loader path unknown: a system copy could still serve
     for kind, wheel, need in (
         ("libcudart", f"nvidia-cuda-runtime-cu{cuda_major}", _cudart_need(build.cuda)),
         ("libcudnn", f"nvidia-cudnn-cu{cuda_major}", b.vt(build.cudnn)[:1] if build.cudnn and b.vt(build.cudnn) else None),
@@ -82,6 +84,12 @@ def tf_missing_gpu_libs(facts: Facts, matrix: "Matrix | None") -> Iterator[Findi
         found = getattr(libs, kind) if libs else None
         installed = packages.get(wheel) if packages is not None and wheels else None
         if installed:
+            continue
+        if found is None and from_pip and packages is not None and wheel in packages:
+            # "absent" is a value: a whole package list without the wheel (issue 20, class 2)
+            uncertain = True
+            missing.append((kind, wheel, None))
+            evidence.append(f"no {wheel} wheel in the whole package list (whether a system {kind} is on the loader path is not known)")
             continue
         if found is None or (packages is None and wheels):
             return  # cannot tell: unknown never raises an error
@@ -128,57 +136,18 @@ def tf_missing_gpu_libs(facts: Facts, matrix: "Matrix | None") -> Iterator[Findi
         )
     else:
         fix = Fix("Install the CUDA libraries with `pip install 'tensorflow[and-cuda]'`", ("pip install 'tensorflow[and-cuda]'",), b.TF_PIP_URL)
+    if uncertain:
+        yield Finding(
+            "tf-missing-gpu-libs", Severity.WARNING, Section.TENSORFLOW,
+            f"{build.label} has no CUDA libraries from pip (`tensorflow[and-cuda]`): unless a system CUDA {build.cuda} and "
+            f"cuDNN are on the loader path, it runs on the CPU", tuple(evidence), fix)
+        return
     yield Finding(
         "tf-missing-gpu-libs", Severity.ERROR, Section.TENSORFLOW,
         f"{build.label} cannot use the GPU: its CUDA {'and cuDNN ' if len(missing) > 1 else ''}libraries are not installed"
         if len(missing) > 1 or missing[0][0] == "libcudart" else f"{build.label} cannot use the GPU: cuDNN {build.cudnn} is not installed",
         tuple(evidence),
         fix,
-    )
-
-
-# -- tf-windows-native-gpu-unsupported ----------------------------------------------------------------------------
-
-
-def tf_windows_native_gpu_unsupported(facts: Facts, matrix: "Matrix | None") -> Iterator[Finding]:
-    from ._facts import gpu_presence
-
-    presence = gpu_presence(facts)
-    if matrix is None or b.host_os(facts) != "windows" or b.is_wsl(facts) or presence is False:
-        return
-    build = next((x for x in b.builds(facts, matrix) if x.framework == "tensorflow"), None)
-    if build is None:
-        return
-    last = matrix.tf_release(matrix.tf_windows_gpu_last)
-    v = b.vt(build.version)
-    if last is None or v[:2] <= b.vt(last.series)[:2]:
-        return
-    from dataclasses import replace
-
-    from ..matrix.solver import NoFit, install_commands, solve, target_from_facts
-
-    target = target_from_facts(facts, matrix)
-    pythons = last.windows_python or last.python
-    py = b.python_minor(facts)
-    py_text = f"Python {pythons[0]}–{pythons[-1]}" + (f" (this is Python {py})" if py else "")
-    commands: tuple[str, ...] = ()
-    wsl_text = "use WSL2"
-    try:
-        wsl_choice = solve(matrix, replace(target, os="linux", wsl=True), "tensorflow")
-        commands = ("wsl --install",) + tuple(f"{c}   # inside WSL2" for c in install_commands(wsl_choice))
-        wsl_text = f"use WSL2 ({matrix.tf_wsl_min_windows} or later) and install {wsl_choice.label} there"
-    except NoFit:
-        pass
-    route = f"native-Windows GPU needs tensorflow {last.latest} with {py_text}, CUDA {last.windows_cuda} and cuDNN {last.windows_cudnn} from conda ({' '.join(matrix.tf_windows_gpu_conda)})"
-    yield Finding(
-        "tf-windows-native-gpu-unsupported", Severity.ERROR if presence else Severity.WARNING, Section.TENSORFLOW,
-        f"{build.label} has no GPU support on native Windows: it runs on the CPU only",
-        (
-            f"native Windows{' ' + facts.host.os_release if facts.host and facts.host.os_release else ''}"
-            + (f" with {len(facts.gpus)} NVIDIA GPU(s)" if facts.gpus else " (whether it has an NVIDIA GPU is not known)"),
-            f"GPU support on native Windows ended with TensorFlow {last.series}; {build.label} is newer",
-        ),
-        Fix(f"To train on the GPU, {wsl_text}; or the last native route: {route}", commands, "https://www.tensorflow.org/install/pip#windows-wsl2"),
     )
 
 
@@ -294,7 +263,6 @@ def ld_library_path_wrong_cuda_libs(facts: Facts, matrix: "Matrix | None") -> It
 
 CHECKS = (
     tf_missing_gpu_libs,
-    tf_windows_native_gpu_unsupported,
     cudnn_version_mismatch,
     ld_library_path_wrong_cuda_libs,
 )

@@ -7,7 +7,6 @@ no framework data)."""
 
 from __future__ import annotations
 
-import re
 from typing import TYPE_CHECKING, Iterator
 
 from ..model import Facts, Finding, Fix, Section, Severity

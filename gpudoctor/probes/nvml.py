@@ -16,6 +16,7 @@ from typing import Any, Callable, Iterable
 
 from gpudoctor.errors import ProbeFailed
 from gpudoctor.model import Driver, Gpu, GpuHealth, GpuProcess, Pcie
+from gpudoctor.probes.nvml_mig import mig_instances
 
 NOT_INSTALLED = "nvidia-ml-py (pynvml) is not installed"
 LIBRARY_NOT_FOUND = "NVML Shared Library Not Found"  # pynvml's text for NVML_ERROR_LIBRARY_NOT_FOUND
@@ -213,7 +214,7 @@ def _gpu(nvml: Any, index: int) -> Gpu:
         memory_used_mib=_mib(getattr(memory, "used", None)),
         pcie=_pcie(nvml, handle),
         mig_enabled=mig_enabled,
-        mig_instances=_mig_instances(nvml, handle, mig_enabled),
+        mig_instances=mig_instances(lambda fn, *args: _call(nvml, fn, *args), _Unavailable, handle, mig_enabled),
         ecc_uncorrected_errors=_field(
             nvml,
             _int,
@@ -241,26 +242,6 @@ def _pcie(nvml: Any, handle: Any) -> Pcie | None:
         width_max=_field(nvml, _int, "nvmlDeviceGetMaxPcieLinkWidth", handle),
     )
     return None if pcie == Pcie() else pcie  # no link facts at all (e.g. a virtual GPU): unknown
-
-
-def _mig_instances(nvml: Any, handle: Any, enabled: bool | None) -> tuple[str, ...] | None:
-    """The MIG devices of a GPU in MIG mode, by UUID (what CUDA_VISIBLE_DEVICES names); () when MIG is off."""
-    if enabled is not True:
-        return () if enabled is False else None
-    try:
-        slots = int(_call(nvml, "nvmlDeviceGetMaxMigDeviceCount", handle))
-        found = []
-        for slot in range(slots):
-            try:
-                mig = _call(nvml, "nvmlDeviceGetMigDeviceHandleByIndex", handle, slot)
-            except _Unavailable as exc:
-                if exc.not_found:
-                    continue  # an empty slot: no instance created there
-                raise
-            found.append(_str(_call(nvml, "nvmlDeviceGetUUID", mig)) or f"MIG device {slot}")
-        return tuple(found)
-    except (_Unavailable, TypeError, ValueError):
-        return None
 
 
 def _mig_enabled(nvml: Any, handle: Any) -> bool | None:

@@ -12,6 +12,7 @@ import dataclasses
 import pytest
 
 from gpudoctor.checks import tensorflow_libs as t
+from gpudoctor.checks import tensorflow_windows as tw
 from gpudoctor.model import Facts, Finding, Fix, Host, Library, Section, Severity
 from tests.checks.test_version_rules import CASES, MATRIX, machine, tf
 
@@ -174,7 +175,7 @@ def test_tf113_runtime_edges():
 
 
 def test_tf212_on_native_windows_with_a_gpu_is_an_error_with_both_routes():
-    (f,) = run(t.tf_windows_native_gpu_unsupported, CASES["tf212-native-windows"][0])
+    (f,) = run(tw.tf_windows_native_gpu_unsupported, CASES["tf212-native-windows"][0])
     assert (f.id, f.severity, f.section) == ("tf-windows-native-gpu-unsupported", Severity.ERROR, Section.TENSORFLOW)
     assert f.title == "tensorflow 2.12.0 has no GPU support on native Windows: it runs on the CPU only"
     assert f.evidence == ("native Windows with 1 NVIDIA GPU(s)",
@@ -188,26 +189,26 @@ def test_tf212_on_native_windows_with_a_gpu_is_an_error_with_both_routes():
 
 def test_windows_without_a_known_python_names_only_the_range():
     facts = CASES["tf212-native-windows"][0]
-    (f,) = run(t.tf_windows_native_gpu_unsupported, dataclasses.replace(facts, host=dataclasses.replace(facts.host, python=None)))
+    (f,) = run(tw.tf_windows_native_gpu_unsupported, dataclasses.replace(facts, host=dataclasses.replace(facts.host, python=None)))
     assert "needs tensorflow 2.10.1 with Python 3.7–3.10, CUDA 11.2" in f.fix.summary
 
 
 def test_windows_gpu_unknown_is_a_warning_and_the_release_is_named():
     facts = CASES["tf212-native-windows"][0]
     facts = dataclasses.replace(facts, gpus=None, driver=None, host=dataclasses.replace(facts.host, os_release="10.0.19045"))
-    (f,) = run(t.tf_windows_native_gpu_unsupported, facts)
+    (f,) = run(tw.tf_windows_native_gpu_unsupported, facts)
     assert f.severity == Severity.WARNING
     assert f.evidence[0] == "native Windows 10.0.19045 (whether it has an NVIDIA GPU is not known)"
 
 
 def test_windows_rule_is_silent_where_it_does_not_apply():
     facts = CASES["tf212-native-windows"][0]
-    assert run(t.tf_windows_native_gpu_unsupported, CASES["tf210-native-windows"][0]) == []  # the last native-GPU series
-    assert run(t.tf_windows_native_gpu_unsupported, dataclasses.replace(facts, gpus=(), pci_devices=(), driver=None)) == []  # no GPU
-    assert run(t.tf_windows_native_gpu_unsupported, dataclasses.replace(facts, host=dataclasses.replace(facts.host, wsl=2))) == []
-    assert run(t.tf_windows_native_gpu_unsupported, dataclasses.replace(facts, host=dataclasses.replace(facts.host, os="linux"))) == []
-    assert run(t.tf_windows_native_gpu_unsupported, dataclasses.replace(facts, frameworks=None, python_packages={})) == []
-    assert list(t.tf_windows_native_gpu_unsupported(facts, None)) == []
+    assert run(tw.tf_windows_native_gpu_unsupported, CASES["tf210-native-windows"][0]) == []  # the last native-GPU series
+    assert run(tw.tf_windows_native_gpu_unsupported, dataclasses.replace(facts, gpus=(), pci_devices=(), driver=None)) == []  # no GPU
+    assert run(tw.tf_windows_native_gpu_unsupported, dataclasses.replace(facts, host=dataclasses.replace(facts.host, wsl=2))) == []
+    assert run(tw.tf_windows_native_gpu_unsupported, dataclasses.replace(facts, host=dataclasses.replace(facts.host, os="linux"))) == []
+    assert run(tw.tf_windows_native_gpu_unsupported, dataclasses.replace(facts, frameworks=None, python_packages={})) == []
+    assert list(tw.tf_windows_native_gpu_unsupported(facts, None)) == []
 
 
 # -- cudnn-version-mismatch --------------------------------------------------------------------------------------------

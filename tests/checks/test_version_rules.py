@@ -7,13 +7,13 @@ from typing import Any
 
 import pytest
 
-from gpudoctor.checks import arch, tensorflow_libs, versions
+from gpudoctor.checks import arch, tensorflow_libs, tensorflow_windows, versions
 from gpudoctor.matrix import load_matrix
 from gpudoctor.model import Facts, Severity
 from gpudoctor.snapshot import facts_from_dict
 from tests.conftest import load_facts
 
-RULES = (*versions.CHECKS, *arch.CHECKS, *tensorflow_libs.CHECKS)
+RULES = (*versions.CHECKS, *arch.CHECKS, *tensorflow_libs.CHECKS, *tensorflow_windows.CHECKS)
 MATRIX = load_matrix()
 
 

@@ -114,7 +114,11 @@ def test_pip_freeze_and_pip_list():
     facts = read_evidence("torch==2.1.0+cu121\nnumpy==2.0.1\nrequests==2.31.0\n")
     assert facts.python_packages == {"torch": "2.1.0+cu121", "numpy": "2.0.1"}  # only what gpudoctor judges
     facts = read_evidence("Package    Version\n---------- -------\ntensorflow 2.15.0\nnvidia-cudnn-cu12 8.9.4.25\n")
-    assert facts.python_packages == {"tensorflow": "2.15.0", "nvidia-cudnn-cu12": "8.9.4.25"}
+    # a whole list (pip list's header): the CUDA wheels it does not name are recorded as absent (None)
+    assert {k: v for k, v in facts.python_packages.items() if v} == {"tensorflow": "2.15.0", "nvidia-cudnn-cu12": "8.9.4.25"}
+    assert facts.python_packages["nvidia-cudnn-cu11"] is None and facts.python_packages["nvidia-cuda-runtime-cu12"] is None
+    assert "nvidia-cudnn-cu12" in facts.python_packages and facts.provenance["python_packages.nvidia-cudnn-cu11"].endswith(
+        "(a whole package list that does not name it)")
 
 
 def test_tf_build_info_printed_on_windows():

@@ -34,8 +34,25 @@ def _canonical(name: str) -> str:
     return re.sub(r"[-_.]+", "-", name).lower()
 
 
+# A whole package list (not a grep of one): pip list's header, conda list's, or many pip-freeze lines. What such a list
+# does not name is not installed: for these distributions, whose absence decides a finding, "absent" is recorded.
+_PIP_LIST_HEADER = re.compile(r"^\s*Package\s+Version\s*(?:Location|Installer|Editable project location)?\s*$")
+_CONDA_LIST_HEADER = re.compile(r"^#\s*packages in environment at ")
+ABSENT_WHEN_NOT_LISTED = ("nvidia-cudnn-cu11", "nvidia-cudnn-cu12", "nvidia-cudnn-cu13", "nvidia-cuda-runtime-cu11",
+                          "nvidia-cuda-runtime-cu12", "nvidia-cuda-runtime-cu13")
+
+
+def _whole_list(document: Document) -> int | None:
+    """The line of a whole package list's header, or None when every list in the text may be partial."""
+    for number, line in document.numbered():
+        if _PIP_LIST_HEADER.match(line) or _CONDA_LIST_HEADER.match(line):
+            return number
+    return None
+
+
 def read(document: Document) -> Iterator[Observation]:
     seen: list[Observation] = []
+    yield from _absent(document)
     for number, line in document.numbered():
         found: list[Observation] = []
         m = _FREEZE.match(line)
@@ -52,6 +69,17 @@ def read(document: Document) -> Iterator[Observation]:
         seen += found
         yield from found
     yield from _jax(seen)
+
+
+def _absent(document: Document) -> Iterator[Observation]:
+    header = _whole_list(document)
+    if header is None:
+        return
+    listed = {_canonical(m.group(1) or m.group(2)) for line in document.lines
+              if (m := re.match(r"^\s*(?:([A-Za-z0-9][\w.-]*)\s*==|([A-Za-z0-9][\w.-]*)\s+v?\d)", line))}
+    for name in ABSENT_WHEN_NOT_LISTED:
+        if name not in listed:
+            yield Observation(f"python_packages.{name}", None, header, NAME, "a whole package list that does not name it")
 
 
 def _jax(seen: list[Observation]) -> Iterator[Observation]:

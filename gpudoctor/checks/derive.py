@@ -1,0 +1,48 @@
+"""Facts derived from other facts, computed once before any check runs (DESIGN rule 10), each with its provenance
+("derived: ...") so that the report and a saved snapshot say why it is known. A check then judges whenever the facts
+it needs are known or derived, and never derives on its own.
+
+Derived here:
+- a CUDA build of TensorFlow: the package index's `tensorflow` wheel (2.1 and newer, no local version tag) for Linux
+  x86_64 is the CUDA build; `tensorflow-cpu` and the Windows and macOS wheels are not.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+from typing import TYPE_CHECKING
+
+from ..model import Facts, Frameworks, TensorflowBuild
+
+if TYPE_CHECKING:
+    from ..matrix.model import Matrix
+
+_CPU_DISTRIBUTIONS = ("tensorflow-cpu", "tensorflow-intel", "tensorflow-macos", "tensorflow-aarch64")
+
+
+def derive(facts: Facts, matrix: "Matrix | None") -> Facts:
+    return _tensorflow_cuda_build(facts)
+
+
+def _tensorflow_cuda_build(facts: Facts) -> Facts:
+    tf = facts.frameworks.tensorflow if facts.frameworks else None
+    packages = facts.python_packages or {}
+    version = (tf.version if tf else None) or packages.get("tensorflow")
+    host = facts.host
+    if (tf and tf.is_cuda_build is not None) or not version or host is None or host.os != "linux" or host.wsl == 1:
+        return facts
+    if host.arch not in (None, "x86_64", "amd64") or any(packages.get(name) for name in _CPU_DISTRIBUTIONS):
+        return facts
+    if packages.get("tensorflow") != version and not (tf and tf.version == version and "tensorflow" in packages):
+        return facts  # the version came from elsewhere (a sentence, build info): which distribution is not known
+    m = re.fullmatch(r"(\d+)\.(\d+)(?:\.\d+)*", version)
+    if not m or (int(m.group(1)), int(m.group(2))) < (2, 1):
+        return facts  # a local tag (+nv, +cpu) or a 1.x, whose GPU build was tensorflow-gpu
+    built = dataclasses.replace(tf or TensorflowBuild(version=version), is_cuda_build=True)
+    frameworks = dataclasses.replace(facts.frameworks or Frameworks(), tensorflow=built)
+    provenance = dict(facts.provenance) if facts.provenance is not None else None
+    if provenance is not None:
+        provenance["frameworks.tensorflow.is_cuda_build"] = (
+            f"derived: the package index's tensorflow {version} wheel for Linux x86_64 is the CUDA build")
+    return dataclasses.replace(facts, frameworks=frameworks, provenance=provenance)
