@@ -64,8 +64,11 @@ def _vstr(v: tuple[int, ...]) -> str:
 
 
 def tf_missing_gpu_libs(facts: Facts, matrix: "Matrix | None") -> Iterator[Finding]:
-    if matrix is None or not facts.gpus or not _linux(facts):
-        return
+    from ._facts import gpu_presence
+
+    presence = gpu_presence(facts)
+    if matrix is None or presence is False or facts.gpus == () or not _linux(facts):
+        return  # with the GPU unknown the libraries are still judged: a build that cannot load them cannot use any GPU
     build = next((x for x in b.builds(facts, matrix) if x.framework == "tensorflow"), None)
     if build is None or not build.cuda or build.cuda_major is None:
         return
@@ -92,7 +95,7 @@ def tf_missing_gpu_libs(facts: Facts, matrix: "Matrix | None") -> Iterator[Findi
             evidence.append(f"no {wheel} wheel in the whole package list (whether a system {kind} is on the loader path is not known)")
             continue
         if found is None or (packages is None and wheels):
-            return  # cannot tell: unknown never raises an error
+            continue  # cannot tell for this library: unknown never raises an error (another may still be proven missing)
         versions = [lib_version(lib) for lib in found]
         if need is None:
             if found:
@@ -100,7 +103,7 @@ def tf_missing_gpu_libs(facts: Facts, matrix: "Matrix | None") -> Iterator[Findi
         elif any(v and v[: len(need)] == need for v in versions):
             continue
         elif any(v and len(v) < len(need) and v[0] == need[0] for v in versions):
-            return  # only the major is known (libcudart.so.10): cannot tell whether it is 10.0
+            continue  # only the major is known (libcudart.so.10): cannot tell whether it is 10.0
         elif kind == "libcudnn" and found:
             continue  # a cuDNN of another major: cudnn-version-mismatch says so
         soname = f"{kind}.so.{_vstr(need) if need else '*'}"
@@ -142,6 +145,12 @@ def tf_missing_gpu_libs(facts: Facts, matrix: "Matrix | None") -> Iterator[Findi
             f"{build.label} has no CUDA libraries from pip (`tensorflow[and-cuda]`): unless a system CUDA {build.cuda} and "
             f"cuDNN are on the loader path, it runs on the CPU", tuple(evidence), fix)
         return
+    if not presence:
+        yield Finding(
+            "tf-missing-gpu-libs", Severity.WARNING, Section.TENSORFLOW,
+            f"{build.label} cannot use a GPU: the CUDA libraries it was built for are not installed (if this machine has an NVIDIA GPU)",
+            tuple(evidence), fix)
+        return
     yield Finding(
         "tf-missing-gpu-libs", Severity.ERROR, Section.TENSORFLOW,
         f"{build.label} cannot use the GPU: its CUDA {'and cuDNN ' if len(missing) > 1 else ''}libraries are not installed"
@@ -179,10 +188,23 @@ def cudnn_version_mismatch(facts: Facts, matrix: "Matrix | None") -> Iterator[Fi
             have = lib_version(shadowing)
             if have and _older(have, need):
                 yield _cudnn_finding(facts, matrix, build, f"the loader finds cuDNN {_vstr(have)} first ({shadowing.path})", have, need, wheel)
+            elif have and _exact_minor_era(matrix, build) and len(have) >= 2 and len(need) >= 2 and have[:2] != need[:2]:
+                yield _cudnn_finding(facts, matrix, build, f"the loader finds cuDNN {_vstr(have)} first ({shadowing.path}); tensorflow up to "
+                                     f"{matrix.tf_cudnn_same_minor_through} accepts only the cuDNN {_vstr(need[:2])} it was built with", have, need, wheel)
             continue
         have = lib_version(libs[0])
         if have and have[0] != need[0]:
             yield _cudnn_finding(facts, matrix, build, f"the loader finds only cuDNN {_vstr(have)} ({libs[0].path}), no cuDNN {need[0]}", have, need, wheel)
+        elif have and _exact_minor_era(matrix, build) and len(have) >= 2 and len(need) >= 2 and have[:2] != need[:2]:
+            yield _cudnn_finding(facts, matrix, build, f"the loader finds cuDNN {_vstr(have)} ({libs[0].path}); tensorflow up to "
+                                 f"{matrix.tf_cudnn_same_minor_through} accepts only the cuDNN {_vstr(need[:2])} it was built with", have, need, wheel)
+
+
+def _exact_minor_era(matrix: "Matrix", build: b.Build) -> bool:
+    """TensorFlow releases whose cuDNN check demanded the exact major.minor (matrices/tensorflow.toml)."""
+    through = b.vt(matrix.tf_cudnn_same_minor_through)
+    have = b.vt(build.version)
+    return build.framework == "tensorflow" and through is not None and have is not None and have[:2] <= through[:2]
 
 
 def _first_same_major(libs: tuple[Library, ...], major: int) -> Library | None:
@@ -194,7 +216,7 @@ def _first_same_major(libs: tuple[Library, ...], major: int) -> Library | None:
 
 
 def _cudnn_finding(facts: Facts, matrix: "Matrix", build: b.Build, found: str, have: tuple[int, ...], need: tuple[int, ...], wheel: str) -> Finding:
-    kind = "of another major" if have[0] != need[0] else "older"
+    kind = "of another major" if have[0] != need[0] else "older" if have < need else "of another minor"
     need_text = _vstr(need)
     if build.framework == "tensorflow" and build.tf_release is not None and build.tf_release.has_and_cuda:
         pin = build.tf_release.and_cuda_pin(wheel)
@@ -217,7 +239,8 @@ def _cudnn_finding(facts: Facts, matrix: "Matrix", build: b.Build, found: str, h
     return Finding(
         "cudnn-version-mismatch", Severity.ERROR, Section.CUDNN,
         f"cuDNN {_vstr(have)} is {kind} than the cuDNN {need_text} {build.label} was built with",
-        (found, f"{build.label} needs cuDNN {need[0]}.x >= {need_text} (same major, equal or newer minor)" if need[0] >= 7 else f"{build.label} needs cuDNN {need_text} (libcudnn.so.{need[0]}): before cuDNN 7, TensorFlow loads only the major.minor it was built with"),
+        (found, f"{build.label} needs cuDNN {_vstr(need[:2])} exactly (this release checks the major.minor)" if kind == "of another minor" else
+         f"{build.label} needs cuDNN {need[0]}.x >= {need_text} (same major, equal or newer minor)" if need[0] >= 7 else f"{build.label} needs cuDNN {need_text} (libcudnn.so.{need[0]}): before cuDNN 7, TensorFlow loads only the major.minor it was built with"),
         fix,
     )
 

@@ -57,6 +57,7 @@ def parse_and_validate(directory: Path) -> Matrix:
         tf_windows_gpu_last=tf.version("windows_gpu_last"),
         tf_windows_gpu_conda=tf.strs("windows_gpu_conda"),
         tf_wsl_min_windows=tf.str("wsl_min_windows"),
+        tf_cudnn_same_minor_through=tf.version("cudnn_same_minor_through", required=False),
         cudnn=tuple(sorted((rows.cudnn_release(t) for t in cudnn.tables("release")), key=lambda r: vtuple(r.version))),
         gpus=tuple(rows.gpu(t) for t in gpus.tables("cc")),
         reviewed_by_file=reviewed,

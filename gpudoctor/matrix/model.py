@@ -74,7 +74,8 @@ class Matrix:
     platform_tables: "PlatformTables | None" = None  # jetpack / apple / accelerators.toml (matrix.platform_tables)
     xid: "XidTable | None" = None  # matrices/xid.toml (gpudoctor.matrix.xid)
     jax: "JaxTable | None" = None  # matrices/jax.toml (gpudoctor.matrix.jax_table; None: a hand-built matrix)
-    log_findings: tuple["LogFinding", ...] = ()  # matrices/signatures.toml's [[finding]]: symptoms that prove a finding
+    log_findings: tuple["LogFinding", ...] = ()
+    tf_cudnn_same_minor_through: str | None = None  # TensorFlow's cuDNN check wanted the exact major.minor until this  # matrices/signatures.toml's [[finding]]: symptoms that prove a finding
 
     # -- published wheels ---------------------------------------------------------------------------------------
 
