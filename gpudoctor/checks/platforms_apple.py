@@ -53,7 +53,8 @@ def apple_python_under_rosetta(facts: Facts, matrix: object) -> Iterator[Finding
     yield Finding(
         "apple-python-under-rosetta", Severity.ERROR, Section.GPU,
         "This Python is an x86_64 build running under Rosetta on an Apple-silicon Mac: no MPS, no tensorflow-metal",
-        ("sysctl.proc_translated = 1 (the process is translated)", f"Python architecture: {apple.python_arch or 'unknown'}")
+        ("sysctl.proc_translated = 1 (the process is translated)" if not (facts.provenance or {}).get("host.apple.rosetta")
+         else f"translated by Rosetta: {facts.provenance['host.apple.rosetta']}", f"Python architecture: {apple.python_arch or 'unknown'}")
         + ((f"chip: {apple.chip}",) if apple.chip else ()),
         Fix(
             "Install a native arm64 Python (python.org's universal2 installer, Homebrew in /opt/homebrew, or Miniforge's "

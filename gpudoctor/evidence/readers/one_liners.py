@@ -22,7 +22,12 @@ def _pip_python(m, n, line):
 
 
 def _env_var(m, n, line):
-    name, value = m.group(1), m.group(2).strip().strip("'\"")
+    name, value = m.group(2), m.group(3).strip().strip("'\"")
+    if m.group(1) and "export" not in m.group(1):
+        # "$ HSA_OVERRIDE_GFX_VERSION=10.3.0" typed at a prompt, not exported: programs started later never see it
+        # (a bare "NAME=value" line is `env` output, which lists exported variables only)
+        yield Observation("symptoms[]", {"kind": "variable-not-exported", "text": line.strip()[:300], "subject": name}, n, NAME)
+        return
     yield Observation(f"host.env.{name}", value, n, NAME)
 
 
@@ -51,6 +56,17 @@ def _uname(m, n, line):
         yield Observation("host.wsl", 1, n, NAME, "a kernel named '-Microsoft' is WSL 1's")
 
 
+def _darwin_uname(m, n, line):
+    # `uname -a` on a Mac: the kernel's own architecture (RELEASE_ARM64_T6000) and, last, the shell's (x86_64 under
+    # Rosetta: an x86_64 shell and the Python it starts are translated on Apple silicon)
+    kernel_arm, process = m.group(1) == "ARM64", m.group(2)
+    yield Observation("host.os", "darwin", n, NAME, "uname -a")
+    yield Observation("host.apple.python_arch", process, n, NAME, "uname -a: the architecture of the shell that ran it")
+    if kernel_arm:
+        yield Observation("host.apple.rosetta", process == "x86_64", n, NAME,
+                          "uname -a: an Apple-silicon kernel (RELEASE_ARM64) running an x86_64 shell is Rosetta")
+
+
 def _jax_print_env(m, n, line):
     # jax.print_environment_info(): "jax:    0.4.26" / "jaxlib: 0.4.26" at the start of a line
     name, version = (m.group(1), m.group(2)) if m.group(1) else (m.group(3), m.group(4))
@@ -64,13 +80,14 @@ def _jax_print_env(m, n, line):
 _PATTERNS = tuple((re.compile(p), h, k) for p, h, k in (
     (r"(?:Using )?pip \d+(?:\.\d+)* from \S+ \(python (\d+\.\d+)\)", _pip_python, ('pip ',)),
     (r"^\s*Python (\d+\.\d+\.\d+)\s*$", _python_version, ('Python ',)),
-    (r"^\s*(?:export\s+|\$\s*)?(CUDA_VISIBLE_DEVICES|NVIDIA_VISIBLE_DEVICES|LD_LIBRARY_PATH|CUDA_HOME|CUDA_PATH|CUDA_FORCE_PTX_JIT|HSA_OVERRIDE_GFX_VERSION)=(\S*)\s*$", _env_var, ('=',)),
+    (r"^\s*(\$\s*export\s+|export\s+|\$\s*)?(CUDA_VISIBLE_DEVICES|NVIDIA_VISIBLE_DEVICES|LD_LIBRARY_PATH|CUDA_HOME|CUDA_PATH|CUDA_FORCE_PTX_JIT|HSA_OVERRIDE_GFX_VERSION)=(\S*)\s*$", _env_var, ('=',)),
     (r"^\s*Linux \S+ (\d+\.\d+\.\d+\S*) #\d+", _uname, ('Linux ',)),
+    (r"^\s*Darwin \S+ \S+ Darwin Kernel Version .*RELEASE_(ARM64|X86_64)\S*\s+(x86_64|arm64)\s*$", _darwin_uname, ('Darwin ',)),
     (r"\b(\d+\.\d+\.\d+-\d+-Microsoft|\d+\.\d+\.\d+(?:\.\d+)?-microsoft-standard(?:-WSL2)?)\b", _wsl_kernel, ('icrosoft',)),
     (r"^\s*\*\s+(\S+)\s+(?:Running|Stopped|Installing|Converting)\s+([12])\s*$", _wsl_list, ('Running', 'Stopped', 'Installing', 'Converting')),
     (r"^(jax|jaxlib):\s+(\d+\.\d+\.\d+[\w.+]*)\s*$|^(python): (\d+\.\d+\.\d+)(?: \(|\s*$)", _jax_print_env, ('jax', 'python: ')),
 ))
-_ANY = re.compile("pip |Python |=|Linux |icrosoft|Running|Stopped|Installing|Converting|jax|python: ")
+_ANY = re.compile("pip |Python |=|Linux |Darwin |icrosoft|Running|Stopped|Installing|Converting|jax|python: ")
 
 
 # `nvidia-smi -L`: "GPU 0: NVIDIA A100-SXM4-40GB (UUID: GPU-...)", then its MIG devices indented below it
