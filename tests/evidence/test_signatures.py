@@ -114,3 +114,21 @@ def test_a_malformed_entry_is_refused_naming_it(entry, message):
 def test_a_finding_for_a_symptom_nobody_establishes_is_refused():
     with pytest.raises(MatrixError, match="no signature establishes"):
         parse_signatures({"finding": [{"symptom": "ghost", "id": "x", "severity": "info", "section": "gpu", "title": "t", "fix": {"summary": "s"}}]})
+
+
+@pytest.mark.parametrize("signature", TABLE.signatures, ids=lambda s: s.id)
+def test_the_whole_table_finds_each_real_line(signature):
+    """Through the full table (every keyword scan and family at once), each must-match line still gives what its own
+    entry establishes, unless an earlier entry of its family took the line."""
+    for line in signature.must_match:
+        alone = {(o.key, str(o.value)) for o in _seen(signature, line)}
+        together = {(o.key, str(o.value)) for o in reader.read(Document.from_text(line))}
+        family_first = signature.family and any(
+            s.family == signature.family and s.regex.search(line) for s in TABLE.signatures[:TABLE.signatures.index(signature)])
+        assert family_first or alone <= together, f"{signature.id}: {line!r}"
+
+
+def test_candidates_are_found_through_overlapping_keywords():
+    line = "E   RuntimeError: Backend 'cuda' failed to initialize: Unable to use CUDA"
+    assert any(s.id == "jax-cuda-backend-failed" for s in TABLE.candidates(line))
+    assert TABLE.candidates("nothing of interest here") == []

@@ -49,8 +49,8 @@ def read(document: Document, table: SignatureTable | None = None) -> Iterator[Ob
             continue
         matched_families: set[str] = set()
         matched = False
-        for signature in table.signatures if hit[number - 1] else ():
-            if signature.family in matched_families or not any(k in line for k in signature.keywords):
+        for signature in table.candidates(line) if hit[number - 1] else ():
+            if signature.family in matched_families:
                 continue
             m = signature.regex.search(line)
             if m:
@@ -63,8 +63,8 @@ def read(document: Document, table: SignatureTable | None = None) -> Iterator[Ob
         # Messages wrap ("...driver on your\nsystem is too old (found version 12040)"): try the line joined to the
         # next, keeping only matches that start on this line and need the next (which is tried on its own in turn).
         joined = f"{line.rstrip()} {lines[number].strip()}"
-        for signature in table.signatures:
-            if signature.family in matched_families or not any(k in joined for k in signature.keywords):
+        for signature in table.candidates(joined):
+            if signature.family in matched_families:
                 continue
             m = signature.regex.search(joined)
             if m and m.start() < len(line) and m.end() > len(line.rstrip()) and not signature.regex.search(lines[number]):

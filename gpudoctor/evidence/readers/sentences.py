@@ -39,9 +39,16 @@ def _stated(key: str, value: object, number: int) -> Observation:
     return Observation(key, value, number, NAME, "stated in the reporter's words", stated=True)
 
 
+# A cheap first filter: a line naming none of these says nothing this reader reads (most lines of a long log).
+_ANY = re.compile(r"(?i)tensorflow|\btf\b|torch|windows|ubuntu|wsl|mac|debian|centos|fedora|rtx|gtx|tesla|quadro|"
+                  r"\b[ahvtlpk]\d{2,3}\b|a10|cuda|cudnn|python|driver|compute capability")
+
+
 def read(document: Document) -> Iterator[Observation]:
     said: set[str] = set()
     for number, line in document.numbered():
+        if not _ANY.search(line):
+            continue
         line = _EXAMPLE.sub(" ", line)  # an issue template's "(e.g., Linux Ubuntu 16.04)" is no statement
         if len(line) > 400 or not re.search(r"[A-Za-z]{3,}\s+[A-Za-z]{2,}", line) or _OUTPUT.search(line):
             continue
