@@ -222,7 +222,9 @@ def read_saved(path: str) -> BenchReport:
         raise BenchFileError(f"{path}: not UTF-8 text: not a saved gpudoctor bench result") from None
     except json.JSONDecodeError as exc:
         raise BenchFileError(f"{path}: not JSON ({exc.msg} at line {exc.lineno})") from None
-    except (RecursionError, ValueError) as exc:  # nesting too deep for the parser; an integer past int()'s digit limit
+    except jsontext.TooDeep:
+        raise BenchFileError(f"{path}: JSON nested too deeply to be a bench result") from None
+    except ValueError as exc:  # an integer past int()'s digit limit
         raise BenchFileError(f"{path}: not a usable bench result ({type(exc).__name__})") from None
     return report_from_dict(data, path)
 

@@ -22,7 +22,9 @@ def node_from_text(text: str, name: str, origin: str, shared: dict | None = None
         data = jsontext.loads(text)  # the same nesting bound on every Python
     except json.JSONDecodeError as exc:
         return failed(name, origin, f"not valid JSON ({exc.msg} at line {exc.lineno}): {_first_line(text)}")
-    except (RecursionError, ValueError) as exc:
+    except jsontext.TooDeep:
+        return failed(name, origin, "not a usable report (JSON nested too deeply)")
+    except ValueError as exc:
         return failed(name, origin, f"not a usable report ({type(exc).__name__})")
     return node_from_data(data, name, origin, shared)
 

@@ -99,7 +99,7 @@ def test_parse_result_takes_only_a_worker_document_for_this_test():
 
 def test_worker_argv_carries_the_options():
     argv = worker_argv(CaseRequest("tf", "transfer", "cuda:1", False, ("/w/a.h5",)), "/tmp/x/result.json")
-    assert argv[1:3] == ["-m", "gpudoctor.verify.worker"]
+    assert argv[1].endswith("child_start.py") and argv[2] == "gpudoctor.verify.worker"
     assert argv[3:] == ["--framework", "tf", "--test", "transfer", "--device", "cuda:1", "--result-file",
                         "/tmp/x/result.json", "--no-amp", "--weights", "/w/a.h5"]  # fmt: skip
 
