@@ -147,7 +147,7 @@ def test_the_snapshot_file_name_cannot_break_any_generated_file(stem, tmp_path_f
     import yaml
 
     try:
-        import tomllib
+        import tomllib  # novermin: tomli stands in below 3.11
     except ModuleNotFoundError:  # Python 3.10
         import tomli as tomllib
 
