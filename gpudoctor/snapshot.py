@@ -15,6 +15,7 @@ import typing
 from functools import cache
 from typing import Any, Union
 
+from . import jsontext
 from .errors import SnapshotError
 from .model import SNAPSHOT_SCHEMA, Facts
 from .snapshot_values import normalise
@@ -32,10 +33,10 @@ def facts_to_json(facts: Facts) -> str:
 
 def facts_from_json(text: str, origin: str = "snapshot") -> Facts:
     try:
-        data = json.loads(text)
+        data = jsontext.loads(text)
     except json.JSONDecodeError as exc:
         raise SnapshotError(f"{origin}: not valid JSON ({exc.msg} at line {exc.lineno}, column {exc.colno})") from None
-    except RecursionError:
+    except jsontext.TooDeep:
         raise SnapshotError(f"{origin}: JSON nested too deeply to be a snapshot") from None
     except ValueError as exc:  # an integer longer than Python's int/str conversion limit (4,300 digits)
         raise SnapshotError(f"{origin}: not a usable snapshot ({str(exc).split(';')[0]})") from None

@@ -36,6 +36,22 @@ def _private_matrix_cache(tmp_path_factory):
         os.environ["GPUDOCTOR_CACHE_DIR"] = previous
 
 
+def needs(*modules: str) -> pytest.MarkDecorator:
+    """A mark that skips the test, saying why, where one of these Python modules is not installed: the suite follows
+    the machine's framework mix (none, torch only, torch and JAX as on the H200 host, all three). Asked with
+    importlib.util.find_spec, so nothing is imported (TensorFlow and JAX stay out of the test process)."""
+    import importlib.util
+
+    def absent(name: str) -> bool:
+        try:
+            return importlib.util.find_spec(name) is None
+        except (ImportError, ValueError):
+            return True
+
+    missing = [m for m in modules if absent(m)]
+    return pytest.mark.skipif(bool(missing), reason=f"needs {' and '.join(missing)}, not installed here")
+
+
 def nvidia_gpus_here() -> tuple[str, ...]:
     """The NVIDIA GPUs this machine has, as `nvidia-smi -L` names them (independent of gpudoctor's own probes).
     Empty on a machine without nvidia-smi or without a GPU. Tests whose expectation depends on the machine ask this,

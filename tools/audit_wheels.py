@@ -510,7 +510,10 @@ def _toml_value(value: Any) -> str:
 
 def _rows(matrix_dir: Path) -> dict[tuple[str, str], dict[str, Any]]:
     """(package, minor series) -> the documented row (torch.toml / tensorflow.toml read as plain TOML)."""
-    import tomllib
+    try:
+        import tomllib  # novermin: tomli stands in below 3.11
+    except ModuleNotFoundError:  # Python 3.10
+        import tomli as tomllib  # type: ignore[no-redef]
 
     rows: dict[tuple[str, str], dict[str, Any]] = {}
     for file, default in (("torch.toml", "torch"), ("tensorflow.toml", "tensorflow")):
@@ -621,7 +624,10 @@ def _same_version(a: str, b: str) -> bool:
 def contradictions(fixture: dict[str, Any], matrix_dir: Path | None = None) -> list[dict[str, str]]:
     """Every documented row field the wheels contradict: {file, row, field, table, wheels, source}. Reads the
     documented tables as TOML (not through the loader, so that the overlay does not hide what it corrects)."""
-    import tomllib
+    try:
+        import tomllib  # novermin: tomli stands in below 3.11
+    except ModuleNotFoundError:  # Python 3.10
+        import tomli as tomllib  # type: ignore[no-redef]
 
     directory = matrix_dir or ROOT / "matrices"
     wheels = {(e["package"], e["version"]): e for e in wheel_entries(fixture)}

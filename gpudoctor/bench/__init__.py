@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Callable
 
 from gpudoctor.bench.model import BenchReport, DeviceResult
+from gpudoctor.digits import ascii_int
 
 if TYPE_CHECKING:
     from gpudoctor.matrix.model import Matrix
@@ -126,7 +127,7 @@ def _bench_device(device: str, options: BenchOptions, table: Any, spawner: Spawn
 def _index(device: str) -> int | None:
     """cuda:N -> N: NVML's index is the same only where CUDA_VISIBLE_DEVICES does not reorder, hence the bus id first."""
     tail = device.partition(":")[2]
-    return int(tail) if tail.isdigit() else None
+    return ascii_int(tail, 9)
 
 
 __all__ = ["BenchOptions", "run_bench", "DEFAULT_TIMEOUT_S", "QUICK_TIMEOUT_S"]

@@ -7,10 +7,10 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import sys
 import tempfile
 from typing import Callable
 
+from gpudoctor import child_start
 from gpudoctor.bench.model import MEASUREMENTS, PROGRESS_PREFIX, WORKER_SCHEMA, DeviceResult, Measurement
 from gpudoctor.errors import SnapshotError
 from gpudoctor.runner import SpawnResult, Spawner, SubprocessRunner
@@ -21,7 +21,7 @@ RESULT_FILE = "bench.json"
 
 
 def worker_argv(device: str, quick: bool, tensor_min_cc: dict[str, str], result_file: str) -> list[str]:
-    argv = [sys.executable, "-m", "gpudoctor.bench.worker", "--device", device, "--result-file", result_file]
+    argv = child_start.argv("gpudoctor.bench.worker", "--device", device, "--result-file", result_file)
     if tensor_min_cc:
         argv += ["--tensor-min-cc", ",".join(f"{p}={cc}" for p, cc in sorted(tensor_min_cc.items()))]
     return argv + (["--quick"] if quick else [])

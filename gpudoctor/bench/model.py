@@ -9,6 +9,7 @@ import math
 from dataclasses import dataclass
 from typing import Any
 
+from gpudoctor import jsontext
 from gpudoctor.errors import GpuDoctorError, SnapshotError
 from gpudoctor.snapshot import from_json_value
 
@@ -216,12 +217,14 @@ def read_saved(path: str) -> BenchReport:
     if len(raw) > MAX_SAVED_BYTES:
         raise BenchFileError(f"{path}: larger than {MAX_SAVED_BYTES // 2**20} MiB: not a saved gpudoctor bench result")
     try:
-        data = json.loads(raw.decode("utf-8"))
+        data = jsontext.loads(raw.decode("utf-8"))
     except UnicodeDecodeError:
         raise BenchFileError(f"{path}: not UTF-8 text: not a saved gpudoctor bench result") from None
     except json.JSONDecodeError as exc:
         raise BenchFileError(f"{path}: not JSON ({exc.msg} at line {exc.lineno})") from None
-    except (RecursionError, ValueError) as exc:  # nesting too deep for the parser; an integer past int()'s digit limit
+    except jsontext.TooDeep:
+        raise BenchFileError(f"{path}: JSON nested too deeply to be a bench result") from None
+    except ValueError as exc:  # an integer past int()'s digit limit
         raise BenchFileError(f"{path}: not a usable bench result ({type(exc).__name__})") from None
     return report_from_dict(data, path)
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 
+from ..digits import ascii_int
 from ..model import CudaToolkit, Facts, Gpu, PciDevice, Symptom, TorchBuild
 from ..model import gpu_implied_by_driver
 
@@ -96,8 +97,8 @@ def symptoms(facts: Facts, kind: str) -> list[Symptom]:
 def cudnn_version(text: str) -> str:
     """torch.backends.cudnn.version() integers as people read them: 90100 -> "9.1.0" (cuDNN 9), 8902 -> "8.9.2"
     (cuDNN 8); anything else as given (a dotted version already, or text no cuDNN reports)."""
-    if text.isdigit() and len(text) <= 9:  # longer is no cuDNN (and int() of 4,300+ digits raises)
-        n = int(text)
+    n = ascii_int(text, 9)  # longer is no cuDNN (and int() of 4,300+ digits raises)
+    if n is not None:
         if n >= 10000:
             return f"{n // 10000}.{n // 100 % 100}.{n % 100}"
         return f"{n // 1000}.{n // 100 % 10}.{n % 100}"

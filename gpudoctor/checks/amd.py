@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import Iterator
 
+from ..digits import is_ascii_int
 from ..model import AmdGpu, Facts, Finding, Fix, Section, Severity
 from ._facts import env, gpu_presence
 
@@ -102,7 +103,7 @@ def hsa_override_gfx_version_set(facts: Facts, matrix: object) -> Iterator[Findi
 def override_target(value: str) -> str | None:
     """HSA_OVERRIDE_GFX_VERSION "10.3.0" -> "gfx1030", "9.0.10" -> "gfx90a" (major.minor.stepping, hex digits)."""
     parts = value.strip().split(".")
-    if len(parts) != 3 or not all(p.isdigit() for p in parts):
+    if len(parts) != 3 or not all(is_ascii_int(p, 4) for p in parts):
         return None
     major, minor, stepping = (int(p) for p in parts)
     if major > 99 or minor > 15 or stepping > 15:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Iterator
 
+from ..digits import ascii_int
 from ..model import Facts, Finding, Fix, Gpu, Section, Severity
 from ._facts import LIBRARY_NOT_FOUND, env, gpu_presence, symptoms
 
@@ -30,11 +31,9 @@ def visible_gpu_count(value: str, gpus: tuple[Gpu, ...]) -> int:
 
 def _match_entry(entry: str, gpus: tuple[Gpu, ...]) -> object | None:
     """The device an entry names (an index, or the MIG UUID itself), or None when it names none."""
-    if entry.isdigit():
-        if len(entry) > 9:  # beyond any machine's GPU count (and int() of 4,300+ digits raises): names no device
-            return None
-        index = int(entry)
-        return index if index < len(gpus) else None
+    if entry.isdigit():  # "²" and "٣" too: CUDA reads ASCII digits only, so those name no device
+        index = ascii_int(entry, 9)  # longer is beyond any machine's GPU count: names no device
+        return index if index is not None and index < len(gpus) else None
     if entry.startswith(("GPU-", "MIG-")):
         if any(gpu.uuid is None for gpu in gpus):
             return entry  # a UUID is a valid way to name a device; without the GPUs' UUIDs it cannot be refuted
@@ -137,7 +136,7 @@ def cuda_force_ptx_jit(facts: Facts, matrix: object) -> Iterator[Finding]:
 
 
 def mig_several_instances_visible(facts: Facts, matrix: object) -> Iterator[Finding]:
-    listed = [s.text for s in symptoms(facts, "mig-instances") if s.subject and s.subject.isdigit() and int(s.subject) > 1]
+    listed = [s.text for s in symptoms(facts, "mig-instances") if (ascii_int(s.subject or "") or 0) > 1]
     instances = [(g, i) for g in facts.gpus or () for i in g.mig_instances or ()]
     if len(instances) > 1 and not listed:
         listed.append(f"{len(instances)} MIG instances: " + ", ".join(f"GPU {g.index}: {i}" for g, i in instances[:4])

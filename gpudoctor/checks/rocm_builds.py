@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Iterator
 
+from ..digits import is_ascii_int
 from ..model import Facts, Finding, Fix, Section, Severity
 from ._facts import env, gpu_presence, symptoms, torch_build_kind
 from .amd import amd_gpus, amd_label, override_target
@@ -26,7 +27,7 @@ def _series(version: str | None) -> str | None:
     if not version:
         return None
     parts = version.split("+", 1)[0].split(".")
-    return ".".join(parts[:2]) if len(parts) >= 2 and all(p.isdigit() for p in parts[:2]) else None
+    return ".".join(parts[:2]) if len(parts) >= 2 and all(is_ascii_int(p) for p in parts[:2]) else None
 
 
 def wheel_for(facts: Facts, table: "RocmTable") -> "RocmWheel | None":

@@ -188,12 +188,13 @@ def _target(request: EnvRequest, matrix: Any, probe: Callable[[], Any] | None):
 
     python = request.python.strip() if request.python is not None else None
     if request.snapshot:
+        from gpudoctor.evidence.source import read_input
         from gpudoctor.snapshot import facts_from_json
 
-        try:
-            text = Path(request.snapshot).read_text(encoding="utf-8")
-        except (OSError, UnicodeDecodeError) as exc:
-            raise UsageError(f"cannot read snapshot {request.snapshot}: {getattr(exc, 'strerror', None) or exc}") from None
+        try:  # bounded, as check --from reads: /dev/zero or a FIFO must not fill memory
+            text, _ = read_input(Path(request.snapshot))
+        except SnapshotError as exc:
+            raise UsageError(str(exc)) from None
         try:
             facts = facts_from_json(text, origin=request.snapshot)
             target = target_from_facts(facts, matrix, python=python)

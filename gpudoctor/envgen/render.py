@@ -110,7 +110,15 @@ def header_lines(fileset: FileSet, choice: Any, filename: str) -> list[str]:
     if skipped:
         lines.append("Not chosen:")
         lines.extend(f"  - {_one_line(why)}" for why in skipped)
-    return lines
+    # Each line becomes one comment line in a Dockerfile, requirements.txt, environment.yml and a TOML file: whatever
+    # a line quotes (the snapshot's file name in the invocation, a GPU name) must not end it, in any of the four.
+    return [comment_text(line) for line in lines]
+
+
+def comment_text(line: str) -> str:
+    """A line safe in a '#' comment of every format gpudoctor writes: no line break of any kind (\\n, \\r, NEL, U+2028)
+    and no control character (TOML and YAML refuse them in comments); the indentation is kept."""
+    return "".join(ch if ch.isprintable() or ch == " " else "?" for ch in line)
 
 
 def pip_options(choice: Any) -> list[str]:

@@ -83,13 +83,13 @@ def flatten(data: object, reader: str, key: str = "") -> Iterator[Observation]:
 
 def _snapshot(text: str) -> dict | None:
     """The parsed JSON object when the whole text is one (a snapshot), else None (a log may start with a brace)."""
-    import json
+    from gpudoctor import jsontext
 
     stripped = text.lstrip("\ufeff \t\r\n")
     if not stripped.startswith("{"):
         return None
     try:
-        data = json.loads(stripped)
+        data = jsontext.loads(stripped)
     except (ValueError, RecursionError):
         return None
     return data if isinstance(data, dict) else None

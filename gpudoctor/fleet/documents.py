@@ -7,6 +7,7 @@ import json
 from dataclasses import fields
 from functools import cache
 
+from .. import jsontext
 from ..errors import GpuDoctorError
 from ..model import Facts
 from .digest import NotAReport, node_from_report
@@ -18,10 +19,12 @@ _FACTS_KEYS = frozenset(f.name for f in fields(Facts)) - {"schema"}
 
 def node_from_text(text: str, name: str, origin: str, shared: dict | None = None) -> NodeResult:
     try:
-        data = json.loads(text)
+        data = jsontext.loads(text)  # the same nesting bound on every Python
     except json.JSONDecodeError as exc:
         return failed(name, origin, f"not valid JSON ({exc.msg} at line {exc.lineno}): {_first_line(text)}")
-    except (RecursionError, ValueError) as exc:
+    except jsontext.TooDeep:
+        return failed(name, origin, "not a usable report (JSON nested too deeply)")
+    except ValueError as exc:
         return failed(name, origin, f"not a usable report ({type(exc).__name__})")
     return node_from_data(data, name, origin, shared)
 

@@ -12,6 +12,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Callable, Sequence
 
+from ..digits import is_ascii_int
 from ..errors import GpuDoctorError
 from ..runner import Runner, Spawner
 from .documents import failed, node_from_text
@@ -107,7 +108,7 @@ class OutputSplitter:
         body = match.group(2)
         if body.startswith(NODE_MARK) and task.name is None:
             task.name = body[len(NODE_MARK):].strip() or None
-        elif body.startswith(EXIT_MARK) and body[len(EXIT_MARK):].strip().isdigit():
+        elif body.startswith(EXIT_MARK) and is_ascii_int(body[len(EXIT_MARK):].strip(), 9):
             task.exit_status = int(body[len(EXIT_MARK):])
             if self._on_node_done is not None:
                 self._on_node_done(task.name or f"task {match.group(1)}")

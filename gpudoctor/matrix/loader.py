@@ -23,7 +23,7 @@ MATRIX_FILES = ("cuda.toml", "torch.toml", "tensorflow.toml", "cudnn.toml", "gpu
 
 def parse_and_validate(directory: Path) -> Matrix:
     try:
-        import tomllib
+        import tomllib  # novermin: tomli, a dependency below 3.11, stands in there
     except ModuleNotFoundError:  # Python 3.10
         import tomli as tomllib  # type: ignore[no-redef]
 

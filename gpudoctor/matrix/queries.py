@@ -14,6 +14,7 @@ from typing import Any
 
 from packaging.version import InvalidVersion, Version
 
+from ..digits import ascii_int
 from ..errors import UnknownRelease
 from .keras import KerasInfo, KerasPin, keras_for_tf, keras_info
 from .model import GpuModel, Matrix, arch_support, local_tag, try_vtuple, version_ge, vtuple
@@ -270,7 +271,10 @@ def driver_info(m: Matrix, version: str, os: str = "linux") -> DriverInfo:
     branch = text[1:] if text[:1] in "Rr" else text
     sources = tuple(m.sources["cuda.toml"])
     if branch.isdigit():
-        return _branch_info(m, int(branch), os, sources)
+        number = ascii_int(branch, 6)
+        if number is None:  # "²", or 5,000 digits: no driver branch
+            raise UnknownRelease("driver", repr(version[:40]), "versions such as 535.104.05, or a branch such as 535 or R535")
+        return _branch_info(m, number, os, sources)
     if try_vtuple(text) is None:
         raise UnknownRelease("driver", repr(version), "versions such as 535.104.05, or a branch such as 535 or R535")
     mvc = tuple(sorted(f"{c.major}.x" for c in m.cuda_majors if c.floor(os) and version_ge(text, c.floor(os))))

@@ -12,6 +12,7 @@ import shutil
 import sys
 import tempfile
 
+from gpudoctor import child_start
 from gpudoctor.multigpu import assess
 from gpudoctor.multigpu.model import RANK_SCHEMA, Launch, RankResult
 from gpudoctor.runner import Spawner, SubprocessRunner
@@ -23,8 +24,9 @@ ALLREDUCE_MIB = {"nccl": 256, "gloo": 4}  # nccl-tests' large-message end on GPU
 
 
 def torchrun_argv(nproc: int, backend: str, result_dir: str, timeout_s: float) -> list[str]:
+    # Each rank runs child_start.py (a script, as torchrun runs it: python -u SCRIPT ARGS), which imports this gpudoctor.
     return [sys.executable, "-m", "torch.distributed.run", "--standalone", "--nproc-per-node", str(nproc),
-            "--max-restarts", "0", "-m", "gpudoctor.multigpu.rank_worker", "--backend", backend,
+            "--max-restarts", "0", *child_start.argv("gpudoctor.multigpu.rank_worker")[1:], "--backend", backend,
             "--result-dir", result_dir, "--allreduce-mib", str(ALLREDUCE_MIB[backend]),
             "--collective-timeout", f"{max(timeout_s, 1.0):g}"]  # fmt: skip
 

@@ -8,9 +8,9 @@ import collections
 import json
 import os
 import shutil
-import sys
 import tempfile
 
+from gpudoctor import child_start
 from gpudoctor.multigpu import assess
 from gpudoctor.multigpu.model import RANK_SCHEMA, Launch, RankResult
 from gpudoctor.runner import Spawner, SubprocessRunner
@@ -24,8 +24,8 @@ TF_CNN_TARGET = assess.CNN_TARGET
 
 
 def worker_argv(replicas: int, where: str, result: str) -> list[str]:
-    return [sys.executable, "-m", "gpudoctor.multigpu.tf_worker", "--replicas", str(replicas), "--where", where,
-            "--result", result]  # fmt: skip
+    return child_start.argv("gpudoctor.multigpu.tf_worker", "--replicas", str(replicas), "--where", where,
+                            "--result", result)  # fmt: skip
 
 
 def read_replicas(path: str) -> tuple[tuple[RankResult, ...], tuple[str, ...]]:

@@ -1,6 +1,7 @@
 """Child-process entry for ``check --deep``: imports ONE framework and prints what it sees at run time as one JSON
-line. Run as ``python -m gpudoctor.probes.deep_child torch|tensorflow|jax``; a crash or hang here costs the doctor
-nothing (probes/deep.py runs it with a timeout)."""
+document, to the private file named as its second argument (probes/deep.py), or on stdout when run by hand as
+``python -m gpudoctor.probes.deep_child torch|tensorflow|jax``; a crash or hang here costs the doctor nothing
+(probes/deep.py runs it with a timeout). Nothing it prints is read as its answer."""
 
 from __future__ import annotations
 
@@ -85,8 +86,14 @@ def main(argv: list[str]) -> int:
         seen = probe()
     except Exception as exc:  # noqa: BLE001 - an import error is exactly what --deep exists to report
         seen = {"import_error": f"{type(exc).__name__}: {exc}".splitlines()[0][:300]}
-    sys.stdout.flush()
-    print("\n" + json.dumps(seen))
+    if len(argv) > 2:  # the parent's private result file, written whole or not at all
+        tmp = f"{argv[2]}.partial"
+        with open(tmp, "w", encoding="utf-8") as f:
+            f.write(json.dumps(seen))
+        os.replace(tmp, argv[2])
+    else:  # run by hand: the answer on stdout
+        sys.stdout.flush()
+        print("\n" + json.dumps(seen))
     return 0
 
 

@@ -56,12 +56,13 @@ def probe_tensorflow(root: Path | None = None, version: str | None = None) -> Te
     if not isinstance(info, dict):
         raise ProbeFailed(f"{root / 'python/platform/build_info.py'} has no build_info")
     capabilities = info.get("cuda_compute_capabilities")
+    is_cuda = info.get("is_cuda_build", False)
     return TensorflowBuild(
         version=version,
-        is_cuda_build=bool(info.get("is_cuda_build", False)),
+        is_cuda_build=is_cuda if isinstance(is_cuda, bool) else None,  # "yes" or 1 is no answer: unknown, not a guess
         cuda=_short_version(info.get("cuda_version")),
         cudnn=_str_or_none(info.get("cudnn_version")),
-        compute_capabilities=tuple(capabilities) if isinstance(capabilities, list) else None,
+        compute_capabilities=_strings(capabilities),
         path=str(root),
     )
 
@@ -104,6 +105,13 @@ def _literal(node: ast.expr) -> Any:
     ):
         return dict(ast.literal_eval(node.args[0]))
     return ast.literal_eval(node)
+
+
+def _strings(value: Any) -> tuple[str, ...] | None:
+    """A list of non-empty strings as a tuple; anything else (numbers in it, not a list) is not known."""
+    if not isinstance(value, (list, tuple)) or not all(isinstance(v, str) and v for v in value):
+        return None
+    return tuple(value)
 
 
 def _str_or_none(value: Any) -> str | None:

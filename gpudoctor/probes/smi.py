@@ -32,7 +32,7 @@ _PLACEHOLDERS = frozenset(
 
 # Patterns are strings that re compiles on first use (and caches), not at import: a `check` run without nvidia-smi
 # text never needs them, and compiling every module's patterns at import was a measurable part of the start-up time.
-_LEADING_INT = r"^(\d+)"
+_LEADING_INT = r"^([0-9]{1,18})(?![0-9])"  # ASCII digits, 64-bit at most: longer or "²" is unknown
 
 
 _VERSION = r"^\d+(?:\.\d+)+$"

@@ -63,7 +63,9 @@ def render_markdown(report: Report, private_words: Iterable[str] = ()) -> str:
         if facts:
             out += ["", "<details><summary>facts</summary>", "", *[f"    {code(line)}" for line in facts], "", "</details>"]
         out.append("")
-    out += [f"- crashed check {_code_span(c.check, md)}: {md(c.error)}" for c in report.crashes]
+    crashed = [f"- crashed check {_code_span(c.check, md)}: {md(c.error)}" for c in report.crashes]
+    if crashed:  # the blank line ends the list: a line right after an item would continue it (lazy continuation)
+        out += [*crashed, ""]
     out.append(summary_line(report, md))
     return redact("\n".join(out) + "\n", private_words)
 

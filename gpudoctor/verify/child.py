@@ -15,11 +15,10 @@ import json
 import os
 import shutil
 import signal
-import sys
 import tempfile
-from pathlib import Path
 from typing import Callable
 
+from gpudoctor import child_start
 from gpudoctor.runner import SpawnResult, Spawner, SubprocessRunner
 from gpudoctor.verify.model import PROGRESS_PREFIX, WORKER_SCHEMA, CaseRequest, SmokeResult, SmokeStatus
 
@@ -30,8 +29,8 @@ ProgressFn = Callable[[int, int, str], None]
 
 
 def worker_argv(request: CaseRequest, result_file: str) -> list[str]:
-    argv = [sys.executable, "-m", "gpudoctor.verify.worker", "--framework", request.framework.short, "--test", request.test,
-            "--device", request.device, "--result-file", result_file]  # fmt: skip
+    argv = child_start.argv("gpudoctor.verify.worker", "--framework", request.framework.short, "--test", request.test,
+                            "--device", request.device, "--result-file", result_file)  # fmt: skip
     if request.amp is True:
         argv.append("--amp")
     elif request.amp is False:
@@ -48,9 +47,8 @@ def child_env() -> dict[str, str]:
     # OpenMP threads that spin while waiting burn a busy host's cores for nothing: measured on 2 loaded cores, ten
     # MobileNet training steps took 16 s of CPU with spinning threads and 2 s without.
     env.setdefault("OMP_WAIT_POLICY", "PASSIVE")
-    # The child must import this same gpudoctor, wherever the parent was started from.
-    root = str(Path(__file__).resolve().parents[2])
-    env["PYTHONPATH"] = root + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
+    # PYTHONPATH stays the user's: the child imports the framework the user's Python imports, and this same gpudoctor
+    # through child_start (which loads it from its own directory, in front of nothing).
     return env
 
 

@@ -62,6 +62,7 @@ class SmokeResult:
     device_name: str | None = None  # "NVIDIA H100 80GB HBM3", "CPU"
     device_note: str | None = None  # why it ran where it ran ("no CUDA device is visible to PyTorch ...")
     framework_version: str | None = None
+    framework_path: str | None = None  # the package the child imported (or tried to): which torch was tested
     steps: int | None = None
     batch_size: int | None = None
     first_loss: float | None = None  # held-out loss before training

@@ -42,6 +42,8 @@ def to_text(report: VerifyReport, verbose: bool = False, unicode: bool = True) -
             lines.append(f"    {'replicas' if r.test == 'mirrored' else 'ranks'}: {r.device_note}")
         elif r.device_note and r.device_note != "--device cpu":
             lines.append(f"    why the CPU: {r.device_note}")
+        if r.framework_path:
+            lines.append(f"    {r.framework.label} tested: {_version(r)}{shown(r.framework_path)}")
         if r.weights:
             lines.append(f"    weights: {r.weights}")
         for note in r.notes:
@@ -57,6 +59,17 @@ def to_text(report: VerifyReport, verbose: bool = False, unicode: bool = True) -
     total = f" in {report.wall_s:.1f}s" if report.wall_s is not None else ""
     lines.append(f"{passed} passed, {failed} failed, {skipped} skipped{total}: {verdict(report)}")
     return "\n".join(lines) + "\n"
+
+
+def shown(value: str) -> str:
+    """A path from the child, as one line of plain text (untrusted: it can hold any character)."""
+    from gpudoctor.render.escape import text
+
+    return text(value)
+
+
+def _version(r: SmokeResult) -> str:
+    return f"{shown(r.framework_version)} from " if r.framework_version else ""
 
 
 def headline(report: VerifyReport) -> str:

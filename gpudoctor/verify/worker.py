@@ -39,6 +39,7 @@ from gpudoctor.verify.model import (
 )
 
 FAULT_ENV = "GPUDOCTOR_VERIFY_FAULT"
+_MODULES = {Framework.TORCH: "torch", Framework.TENSORFLOW: "tensorflow", Framework.JAX: "jax"}
 
 
 def parse(argv: list[str] | None) -> tuple[CaseRequest, str]:
@@ -69,9 +70,11 @@ def measure(request: CaseRequest) -> SmokeResult:
             from gpudoctor.verify.jax_cases import case as cases  # type: ignore[no-redef]
         else:
             from gpudoctor.verify.tf_cases import case as cases  # type: ignore[no-redef]
-    except ImportError as exc:
+    except Exception as exc:  # noqa: BLE001 - a broken install raises anything (OSError for a missing .so, ...)
         name = request.framework.label
-        return SmokeResult(**base, status=SmokeStatus.FAILED, reason=f"import of {name} failed: {type(exc).__name__}: {exc}")
+        reason = " ".join(f"import of {name} failed: {type(exc).__name__}: {exc}".split())[:500]
+        return SmokeResult(**base, status=SmokeStatus.FAILED, reason=reason, framework_path=framework_path(request.framework))
+    base["framework_path"] = framework_path(request.framework)
     try:
         out = cases.run(request, progress)
     except (NoDevice, CaseFailed) as exc:
@@ -92,6 +95,24 @@ def measure(request: CaseRequest) -> SmokeResult:
         checks=tuple(checks),
         notes=notes,
     )
+
+
+def framework_path(framework: Framework) -> str | None:
+    """Where the framework this child imported (or tried to import) lives: its package directory, so the report says
+    which of several installs was tested (a venv's, or one first on PYTHONPATH from `module load`)."""
+    import importlib.util
+
+    name = _MODULES[framework]
+    origin = getattr(sys.modules.get(name), "__file__", None)
+    if origin is None:
+        try:
+            spec = importlib.util.find_spec(name)
+        except (ImportError, ValueError):
+            spec = None
+        origin = spec.origin if spec is not None else None
+    if not origin:
+        return None
+    return os.path.dirname(origin) if os.path.basename(origin) == "__init__.py" else origin
 
 
 def write_result(path: str, result: SmokeResult) -> None:

@@ -3,12 +3,14 @@ Runs the real resolve_device and the real headline with torch.cuda replaced by t
 
 from __future__ import annotations
 
-import torch
+import pytest
 
-from gpudoctor.verify import ran_on
-from gpudoctor.verify.model import SmokeResult, SmokeStatus
-from gpudoctor.verify.torch_cases import device
-from tests.verify.fake_cuda import FakeTorchCuda, Gpu
+torch = pytest.importorskip("torch", reason="PyTorch is not installed: resolve_device runs in torch's worker only")
+
+from gpudoctor.verify import ran_on  # noqa: E402
+from gpudoctor.verify.model import SmokeResult, SmokeStatus  # noqa: E402
+from gpudoctor.verify.torch_cases import device  # noqa: E402
+from tests.verify.fake_cuda import FakeTorchCuda, Gpu  # noqa: E402
 
 MI300X = Gpu("AMD Instinct MI300X", (9, 4))  # torch.cuda.get_device_capability on ROCm: gfx942 -> (9, 4)
 

@@ -25,6 +25,7 @@ from gpudoctor.probes.nvidia_tools import probe_nvidia_tools
 from gpudoctor.render.bench_html import to_html
 from gpudoctor.render.bench_text import to_text
 from gpudoctor.runner import CommandResult, SpawnResult
+from tests.conftest import needs
 from tests.fakes import FakeRunner
 
 DATA = Path(__file__).resolve().parent.parent / "data"
@@ -208,6 +209,7 @@ def test_text_and_html_show_the_all_reduce_the_p2p_matrix_and_hostile_tool_text_
 
 
 @pytest.mark.slow
+@needs("torch")
 def test_a_real_two_process_gloo_all_reduce_on_this_cpu():
     table = load_matrix().gpu_specs
     measured = measure_across(2, "gloo", 240, table, None)

@@ -71,7 +71,8 @@ def test_a_hostile_result_renders_as_text_and_as_html_without_markup(data):
 
 @pytest.mark.parametrize("content, reason", [
     ('{"schema": "%s", "devices": []}' % BENCH_SCHEMA, "no device was measured"),
-    ("[" * 100_000 + "]" * 100_000, "RecursionError"),
+    ("[" * 100_000 + "]" * 100_000, "nested too deeply"),
+    ('{"schema": "%s", "x": %s}' % (BENCH_SCHEMA, '{"x": ' * 5000 + "1" + "}" * 5000), "nested too deeply"),
     ('{"schema": "%s", "devices": [%s]}' % (BENCH_SCHEMA, "1" * 5000), "ValueError"),
     (b"\xff\xfe{}", "not UTF-8"),
 ])

@@ -11,6 +11,8 @@ from tests.conftest import load_facts
 
 EXPECTED = {
     "healthy-h100": {"gpus-found"},
+    # a real host's `check --save` (../shared/fixtures/h200-host: H200, driver 580, torch 2.11+cu130, JAX 0.11.2)
+    "h200-host": {"gpus-found"},
     # torch 2.1.2+cu121 and TF 2.15 side by side on R535 (CUDA 12.2): both run through minor-version compatibility
     "healthy-a100-r535": {"gpus-found"},
     # torch 2.5.1 pins nvidia-cudnn-cu12 9.1, TensorFlow 2.16 was built against cuDNN 8.9: one of them breaks

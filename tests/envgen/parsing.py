@@ -7,11 +7,11 @@ import shlex
 from pathlib import Path
 
 try:
-    import tomllib
+    import tomllib  # novermin: tomli stands in below 3.11
 except ModuleNotFoundError:  # Python 3.10: the uv file is then not parsed back
     tomllib = None
 try:
-    import tomllib as toml_reader
+    import tomllib as toml_reader  # novermin: tomli stands in below 3.11
 except ModuleNotFoundError:  # Python 3.10: tomli, a dependency there (pyproject), reads the matrices
     import tomli as toml_reader
 

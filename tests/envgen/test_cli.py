@@ -82,7 +82,7 @@ def test_second_run_is_refused_and_force_overwrites(tmp_path):
         (["--gpu", "RTX 4090", "--python", "3"], "--python '3'"),
         (["--gpu", "RTX 4090", "--name", "my env"], "--name 'my env'"),
         (["--for", "snap.json", "--gpu", "RTX 4090"], "--for SNAPSHOT and --gpu/--driver/--os"),
-        (["--for", "does-not-exist.json"], "cannot read snapshot does-not-exist.json"),
+        (["--for", "does-not-exist.json"], "cannot read does-not-exist.json"),
         (["--gpu", "RTX 4090", "--framework-version", "latest"], "--framework-version 'latest'"),
     ],
 )

@@ -27,11 +27,11 @@ def test_every_recorded_snapshot_is_a_judged_node(recorded):
 def test_recorded_machines_drift_with_the_right_outliers(recorded):
     drift = {d.key: d for d in recorded.drift}
     # cuda-visible-devices-wrong.json is the one machine whose second A100 runs at x8 and with 3 uncorrected errors.
-    # Only two recorded machines report their link: one x16, one x8 of x16 is a tie, so neither is "the" value.
-    assert drift["pcie_width"].majority is None
-    assert set(drift["pcie_width"].outliers) == {("cuda-visible-devices-wrong", "x8 of x16"), ("healthy-h100", "x16")}
-    assert drift["ecc_uncorrected"].majority is None  # likewise one machine with 0, one with 3
-    assert ("cuda-visible-devices-wrong", "3") in drift["ecc_uncorrected"].outliers
+    # Three recorded machines report their link: healthy-h100 and the H200 host at x16, that one at x8 of x16.
+    assert drift["pcie_width"].majority == "x16"
+    assert set(drift["pcie_width"].outliers) == {("cuda-visible-devices-wrong", "x8 of x16")}
+    assert drift["ecc_uncorrected"].majority == "0"  # likewise two machines with 0, one with 3
+    assert set(drift["ecc_uncorrected"].outliers) == {("cuda-visible-devices-wrong", "3")}
     assert ("healthy-a100-r535", "535.104.05") in drift["driver"].outliers
     assert "driver-library-mismatch" in drift["gpu_count"].unknown
 

@@ -8,7 +8,10 @@ so a test of the loader through it would test a copy loaded before (and mutation
 from __future__ import annotations
 
 import dataclasses
-import tomllib
+try:
+    import tomllib  # novermin: tomli stands in below 3.11
+except ModuleNotFoundError:  # Python 3.10
+    import tomli as tomllib  # type: ignore[no-redef]
 
 import pytest
 

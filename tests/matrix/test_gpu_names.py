@@ -13,7 +13,7 @@ from gpudoctor.matrix.model import name_tokens
 from gpudoctor.resources import matrices_dir
 
 try:
-    import tomllib
+    import tomllib  # novermin: tomli stands in below 3.11
 except ModuleNotFoundError:  # Python 3.10
     import tomli as tomllib  # type: ignore[no-redef]
 

@@ -12,7 +12,7 @@ from packaging.requirements import Requirement
 from gpudoctor.matrix import load_matrix
 
 try:
-    import tomllib
+    import tomllib  # novermin: tomli stands in below 3.11
 except ModuleNotFoundError:  # Python 3.10
     import tomli as tomllib  # type: ignore[no-redef]
 

@@ -4,7 +4,10 @@ epochs and local labels, and for every requirement keras.toml holds."""
 
 from __future__ import annotations
 
-import tomllib
+try:
+    import tomllib  # novermin: tomli stands in below 3.11
+except ModuleNotFoundError:  # Python 3.10
+    import tomli as tomllib  # type: ignore[no-redef]
 
 import pytest
 from hypothesis import given, settings

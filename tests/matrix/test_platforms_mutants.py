@@ -13,7 +13,10 @@ from gpudoctor.matrix.platforms import CudaImage, load_platforms
 from gpudoctor.resources import matrices_dir
 
 if sys.version_info >= (3, 11):
-    import tomllib
+    try:
+        import tomllib  # novermin: tomli stands in below 3.11
+    except ModuleNotFoundError:  # Python 3.10
+        import tomli as tomllib  # type: ignore[no-redef]
 else:  # pragma: no cover - Python 3.10
     import tomli as tomllib
 

@@ -7,7 +7,10 @@ back a matrix loaded before the code under test ran)."""
 from __future__ import annotations
 
 import dataclasses
-import tomllib
+try:
+    import tomllib  # novermin: tomli stands in below 3.11
+except ModuleNotFoundError:  # Python 3.10
+    import tomli as tomllib  # type: ignore[no-redef]
 
 import pytest
 

@@ -8,6 +8,7 @@ import pytest
 from gpudoctor.multigpu import assess
 from gpudoctor.multigpu.model import Launch
 from gpudoctor.verify.model import SmokeStatus
+from tests.conftest import needs
 from tests.multigpu.fakes import nccl_lines, rank
 
 
@@ -118,6 +119,7 @@ def test_retry_only_an_nccl_hang_with_p2p_on(backend, timed_out, disabled, expec
     assert assess.should_retry_without_p2p(one) is expected
 
 
+@needs("torch")
 def test_the_parent_target_is_the_cnn_plan_of_the_rank_worker():
     from gpudoctor.verify.torch_cases.training import PLANS
 

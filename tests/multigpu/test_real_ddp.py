@@ -13,8 +13,9 @@ from gpudoctor.cli import main
 from gpudoctor.multigpu.launch import run_ddp
 from gpudoctor.multigpu.model import FAULT_ENV
 from gpudoctor.verify.model import SmokeStatus
+from tests.conftest import needs
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, needs("torch")]
 
 
 def test_verify_multi_gpu_nproc_2_trains_two_equal_replicas():

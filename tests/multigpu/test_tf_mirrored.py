@@ -43,7 +43,7 @@ class FakeWorker:
     def spawn(self, argv: Sequence[str], timeout: float, env: Mapping[str, str] | None = None,
               on_line: Callable[[str], None] | None = None) -> SpawnResult:  # fmt: skip
         argv = tuple(argv)
-        assert argv[1:3] == ("-m", "gpudoctor.multigpu.tf_worker"), argv
+        assert argv[1].endswith("child_start.py") and argv[2] == "gpudoctor.multigpu.tf_worker", argv
         self.calls.append(argv)
         path = argv[argv.index("--result") + 1]
         if self.raw is not None or self.replicas:

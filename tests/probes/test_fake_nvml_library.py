@@ -16,6 +16,7 @@ from pathlib import Path
 import pytest
 
 from gpudoctor.probes.smi import parse_nvidia_smi_xml
+from tests.conftest import FACTS_DIR
 from tests.fake_nvml_lib import SONAME, CannotBuild, build
 
 REPO = Path(__file__).resolve().parents[2]
@@ -201,12 +202,21 @@ def test_check_with_the_driver_not_loaded_says_so(fake_nvml, tmp_path):
         (finding,) = [f for f in report["findings"] if f["section"] == "gpu"]
         assert finding["id"] == "no-nvidia-gpu" and "NVML: Driver Not Loaded" in finding["evidence"]
     # Where the T4 is on the bus with no driver bound (the module is not loaded), the same facts are an error.
+    # The kernel module is this host's own fact (the H200 host has nvidia loaded): it is set to "not loaded" here.
     saved = json.loads(snapshot.read_text())
     saved["pci_devices"] = [{"bus_id": "0000:00:1e.0", "vendor_id": "10de", "device_id": "1eb8", "driver": None}]
+    saved["driver"] = {**saved["driver"], "kernel_module": None, "kernel_module_version": None}
     snapshot.write_text(json.dumps(saved))
     code, report = check_json(fake_nvml, "--from", str(snapshot))
     finding = {f["id"]: f for f in report["findings"]}["gpu-without-driver"]
     assert code == 1 and finding["severity"] == "error" and "NVML: Driver Not Loaded" in finding["evidence"]
+    # With the module loaded, as the H200 host's snapshot says (tests/data/facts/h200-host.json), it is not that.
+    h200 = json.loads((FACTS_DIR / "h200-host.json").read_text())
+    saved["driver"] = {**saved["driver"], "kernel_module": h200["driver"]["kernel_module"],
+                       "kernel_module_version": h200["driver"]["kernel_module_version"]}
+    snapshot.write_text(json.dumps(saved))
+    _, report = check_json(fake_nvml, "--from", str(snapshot))
+    assert "gpu-without-driver" not in {f["id"] for f in report["findings"]}
 
 
 def test_without_a_c_compiler_the_build_says_why_so_the_tests_skip(monkeypatch, tmp_path):

@@ -13,7 +13,9 @@ from typing import Callable, Mapping, Sequence
 from gpudoctor.runner import SpawnResult, spawn
 from gpudoctor.verify.model import WORKER_SCHEMA, SmokeResult
 
-WORKER = ("-m", "gpudoctor.verify.worker")
+from gpudoctor import child_start
+
+WORKER = tuple(child_start.argv("gpudoctor.verify.worker")[1:])  # (.../gpudoctor/child_start.py, the module)
 
 
 def result_file(argv: Sequence[str]) -> str:

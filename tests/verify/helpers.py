@@ -15,6 +15,18 @@ from gpudoctor.cli import main
 
 ROOT = Path(__file__).resolve().parents[2]
 
+# What each framework's smoke tests import (gpudoctor.verify._REQUIRES, cnn and lstm), for needs() and framework_params().
+MODULES = {"torch": ("torch",), "tf": ("tensorflow", "keras"), "jax": ("jax", "jaxlib")}
+
+
+def framework_params(*frameworks: str) -> list:
+    """pytest.param per framework, each skipped with its reason where that framework is not installed."""
+    import pytest
+
+    from tests.conftest import needs
+
+    return [pytest.param(f, marks=needs(*MODULES[f])) for f in frameworks]
+
 
 def cli(*args: str, env: dict[str, str] | None = None):
     """Invoke `gpudoctor verify ARGS` in-process; the children it starts inherit ``env``."""

@@ -7,11 +7,12 @@ import time
 
 import pytest
 
-from tests.verify.helpers import check, cli, cli_json, only
+from tests.verify.helpers import check, cli, cli_json, framework_params, only
 
 FAULT = "GPUDOCTOR_VERIFY_FAULT"
 
 
+@pytest.mark.usefixtures("frameworks_look_installed")  # the fault ends the worker before any import
 def test_a_hanging_child_times_out_and_is_killed():
     start = time.perf_counter()
     code, report = cli_json("--framework", "torch", "--test", "cnn", "--timeout", "3", env={FAULT: "hang"})
@@ -23,6 +24,7 @@ def test_a_hanging_child_times_out_and_is_killed():
     assert 3.0 <= result["wall_s"] < 10.0 and elapsed < 15.0
 
 
+@pytest.mark.usefixtures("frameworks_look_installed")  # the fault ends the worker before any import
 def test_a_child_that_dies_is_a_failed_test_with_the_signal():
     result = cli("--framework", "torch", "--test", "lstm", env={FAULT: "abort"})
     assert result.exit_code == 1
@@ -30,12 +32,14 @@ def test_a_child_that_dies_is_a_failed_test_with_the_signal():
     assert "Traceback" not in result.output
 
 
+@pytest.mark.usefixtures("frameworks_look_installed")  # the fault ends the worker before any import
 def test_a_child_without_a_result_is_a_failed_test():
     code, report = cli_json("--framework", "tf", "--test", "cnn", env={FAULT: "noresult"})
     assert code == 1
     assert only(report)["reason"] == "child exited with status 0 without writing a result"
 
 
+@pytest.mark.usefixtures("frameworks_look_installed")  # the fault ends the worker before any import
 def test_a_passing_result_forged_on_stdout_fails():
     # The real worker prints a well-formed passing result where a framework's exit-time print would go, and writes
     # nothing to its private result file: the parent must not take it.
@@ -45,7 +49,7 @@ def test_a_passing_result_forged_on_stdout_fails():
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("framework", ["torch", "tf"])
+@pytest.mark.parametrize("framework", framework_params("torch", "tf"))
 def test_a_loss_that_cannot_fall_fails_learned(framework):
     code, report = cli_json("--framework", framework, "--test", "cnn", env={FAULT: "lr0"})
     assert code == 1
@@ -62,7 +66,7 @@ def test_a_loss_that_cannot_fall_fails_learned(framework):
 
 @pytest.mark.no_gpu  # states what a machine without a GPU sees
 @pytest.mark.slow
-@pytest.mark.parametrize("framework", ["torch", "tf"])
+@pytest.mark.parametrize("framework", framework_params("torch", "tf"))
 def test_device_cuda_without_a_gpu_fails_each_test_plainly(framework):
     result = cli("--framework", framework, "--test", "cnn,lstm", "--device", "cuda")
     assert result.exit_code == 1
@@ -72,7 +76,7 @@ def test_device_cuda_without_a_gpu_fails_each_test_plainly(framework):
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("framework", ["torch", "tf"])
+@pytest.mark.parametrize("framework", framework_params("torch", "tf"))
 def test_a_device_index_beyond_the_gpus_there_fails_plainly(framework):
     # Valid on every host: no machine has 10,000 GPUs (and cuda:N takes at most four digits).
     code, report = cli_json("--framework", framework, "--test", "cnn", "--device", "cuda:9999")

@@ -3,13 +3,15 @@ the GPU where JAX sees one (placement from array.devices(), agreement with the C
 
 from __future__ import annotations
 
-import numpy as np
 import pytest
 
-from gpudoctor.matrix.framework import Framework
-from gpudoctor.verify import weights
-from gpudoctor.verify.model import CaseFailed
-from tests.verify.helpers import check, cli_json, only
+np = pytest.importorskip("numpy", reason="numpy is not installed (it comes with JAX): the weights files are .npz")
+
+from gpudoctor.matrix.framework import Framework  # noqa: E402
+from gpudoctor.verify import weights  # noqa: E402
+from gpudoctor.verify.model import CaseFailed  # noqa: E402
+from tests.conftest import needs  # noqa: E402
+from tests.verify.helpers import check, cli_json, only  # noqa: E402
 
 SHAPES = {"c1": {"w": np.zeros((3, 3, 3, 16), np.float32), "b": np.zeros(16, np.float32)},
           "c2": {"w": np.zeros((3, 3, 16, 32), np.float32), "b": np.zeros(32, np.float32)}}  # fmt: skip
@@ -63,6 +65,7 @@ def test_a_file_that_does_not_fit_fails_with_the_reason(tmp_path, change):
 
 
 @pytest.mark.slow
+@needs("jax", "jaxlib")
 @pytest.mark.parametrize("test", ["cnn", "lstm", "transfer"])
 def test_trains_for_real_where_jax_sees_a_device(test, tmp_path, monkeypatch):
     monkeypatch.setenv("GPUDOCTOR_CACHE_DIR", str(tmp_path))  # nothing cached: the transfer test pretrains here
@@ -89,6 +92,7 @@ def test_trains_for_real_where_jax_sees_a_device(test, tmp_path, monkeypatch):
 
 
 @pytest.mark.slow
+@needs("jax", "jaxlib")
 def test_transfer_from_a_weights_file_and_a_file_that_does_not_fit(tmp_path):
     good = _save(tmp_path / "backbone.npz", SHAPES)
     code, report = cli_json("--framework", "jax", "--test", "transfer", "--weights", good)

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.verify.helpers import check, cli_json, only
+from tests.verify.helpers import check, cli_json, framework_params, only
 
 torch = pytest.importorskip("torch")
 
@@ -44,7 +44,7 @@ def test_torch_amp_on_the_real_gpu_follows_the_policy():
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("framework", ["torch", "tf"])
+@pytest.mark.parametrize("framework", framework_params("torch", "tf"))
 def test_verify_trains_on_the_gpu(framework):
     code, report = cli_json("--framework", framework, "--test", "cnn", "--device", "cuda:0", "--amp")
     result = only(report)

@@ -5,9 +5,11 @@ from __future__ import annotations
 
 import pytest
 
-from tests.verify.helpers import check, cli_json, only
+from tests.conftest import needs
+from tests.verify.helpers import MODULES, check, cli_json, only
 
-CASES = [("torch", "cnn"), ("torch", "lstm"), ("torch", "transfer"), ("tf", "cnn"), ("tf", "lstm"), ("tf", "transfer")]
+_NEEDS = {**MODULES, "torch": ("torch", "torchvision")}
+CASES = [pytest.param(f, t, marks=needs(*_NEEDS[f])) for f in ("torch", "tf") for t in ("cnn", "lstm", "transfer")]
 
 
 @pytest.fixture

@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.conftest import needs
 from tests.verify.helpers import ROOT, check, cli_json, only
 
 FALLBACK = "no pretrained weights available offline: using a backbone pretrained here on synthetic data"
@@ -36,6 +37,7 @@ def torch_weights(tmp_path_factory) -> Path:
     return path
 
 
+@needs("torch", "torchvision")
 def test_torch_cache_path_is_where_torchvision_looks(tmp_path, monkeypatch):
     import torch.hub
     from torchvision.models import MobileNet_V3_Small_Weights
@@ -55,6 +57,7 @@ def test_keras_cache_path_respects_keras_home(tmp_path, monkeypatch):
 
 
 @pytest.mark.slow
+@needs("torch", "torchvision")
 def test_torch_loads_pretrained_weights_from_the_hub_cache(torch_weights, tmp_path):
     cached = tmp_path / "hub" / "checkpoints" / "mobilenet_v3_small-047dcff4.pth"
     cached.parent.mkdir(parents=True)
@@ -69,6 +72,7 @@ def test_torch_loads_pretrained_weights_from_the_hub_cache(torch_weights, tmp_pa
 
 
 @pytest.mark.slow
+@needs("torch", "torchvision")
 def test_torch_loads_weights_given_with_weights_option(torch_weights, tmp_path):
     code, report = cli_json("--framework", "torch", "--test", "transfer", "--weights", str(torch_weights),
                             env={"TORCH_HOME": str(tmp_path)})  # fmt: skip
@@ -78,6 +82,7 @@ def test_torch_loads_weights_given_with_weights_option(torch_weights, tmp_path):
     assert result["notes"] == []
 
 
+@needs("torch", "torchvision")
 def test_torch_weights_of_the_wrong_shape_fail_with_the_reason(tmp_path):
     import torch
     from torchvision.models import mobilenet_v3_small
@@ -98,6 +103,7 @@ def _keras_weights(path: Path, alpha: float, pretrain: bool) -> None:
 
 
 @pytest.mark.slow
+@needs("tensorflow", "keras")
 def test_keras_loads_pretrained_weights_from_the_keras_cache(tmp_path):
     cached = tmp_path / "models" / "mobilenet_v2_weights_tf_dim_ordering_tf_kernels_0.35_96_no_top.h5"
     _keras_weights(cached, 0.35, pretrain=True)
@@ -110,6 +116,7 @@ def test_keras_loads_pretrained_weights_from_the_keras_cache(tmp_path):
 
 
 @pytest.mark.slow
+@needs("tensorflow", "keras")
 def test_keras_weights_of_the_wrong_shape_fail_with_the_reason(tmp_path):
     path = tmp_path / "alpha_050.h5"
     _keras_weights(path, 0.5, pretrain=False)

@@ -9,7 +9,6 @@ from typing import TYPE_CHECKING
 
 from gpudoctor.bench.measures.timing import Context, time_it
 from gpudoctor.bench.model import Measurement
-from gpudoctor.verify import data
 
 if TYPE_CHECKING:  # annotations only: this module runs in bench's child, and importing it loads no framework
     import torch
@@ -39,6 +38,7 @@ def _model_step(device: torch.device, batch: int):
     import torch
     from torch import nn
 
+    from gpudoctor.verify import data  # numpy, like torch, is only imported in the child
     from gpudoctor.verify.torch_cases.models import Cnn, images
 
     torch.manual_seed(0)

@@ -7,6 +7,7 @@ from __future__ import annotations
 import re
 from typing import Iterator
 
+from ...digits import ascii_int
 from ..document import Document
 from ..observation import Observation
 from ._common import cudnn_from_code, major_minor
@@ -166,10 +167,11 @@ def _convert(value: str, kind: object):
     if kind == "bool":
         return {"True": True, "False": False}.get(value)
     if kind == "int":
-        return int(value) if value.isdigit() else None
+        return ascii_int(value)
     if kind == "cuda":
         return major_minor(value)
     if kind == "cudnn":
-        return cudnn_from_code(int(value)) if value.isdigit() else None
+        code = ascii_int(value, 9)
+        return cudnn_from_code(code) if code is not None else None
     return None
 

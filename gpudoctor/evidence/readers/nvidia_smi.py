@@ -8,6 +8,7 @@ from __future__ import annotations
 import re
 from typing import Iterator
 
+from ...digits import is_ascii_int
 from ..document import Document
 from ..observation import Observation
 from ._common import known
@@ -63,7 +64,7 @@ def _gpu(lines: tuple[str, ...], number: int, m: re.Match[str]) -> Iterator[Obse
         yield Observation(f"{key}.name", name, number, NAME, "nvidia-smi's table cuts long names")
     yield Observation(f"{key}.pci_bus_id", m.group(4), number, NAME)
     ecc = m.group(6).strip()
-    if ecc.isdigit():
+    if is_ascii_int(ecc):
         yield Observation(f"{key}.ecc_uncorrected_errors", int(ecc), number, NAME)
     # The second and third rows of the same GPU: memory, then (drivers >= 450) the MIG mode cell.
     for offset in (1, 2):
