@@ -154,6 +154,6 @@ def _preview(value: Any) -> str:
 def _shown(path: str) -> str:
     """A key path as an error may quote it: the keys come from the snapshot, so a newline or an escape sequence in one
     is shown escaped, keeping the library's error one line whatever prints it."""
-    from .render.escape import text
+    from .escape import text
 
     return text(path)

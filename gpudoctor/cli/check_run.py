@@ -68,7 +68,7 @@ def _save(facts, path: Path, force: bool) -> None:
         write_files(path.parent, {path.name: facts_to_json(facts)}, force=force)
     except GpuDoctorError as exc:
         _fail(str(exc), ExitCode.USAGE)
-    from ..render.escape import text
+    from ..escape import text
 
     echo(f"gpudoctor: snapshot written to {text(path)}\n", err=True)
 
