@@ -18,10 +18,10 @@ from gpudoctor.bench.across import measure_allreduce, measure_across
 from gpudoctor.bench.interconnect import judge, peer_links
 from gpudoctor.bench.model import WORKER_SCHEMA, BenchReport, Interconnect, ToolVerdict, report_from_dict, to_dict
 from gpudoctor.bench.tool_verdicts import parse_all_reduce_perf, parse_dcgmi_diag, parse_nvbandwidth
-from gpudoctor.bench.topology import parse_topo_links
+from gpudoctor.topology_text import parse_topo_links
 from gpudoctor.matrix import load_matrix
 from gpudoctor.multigpu.model import ALLREDUCE_SCHEMA
-from gpudoctor.probes.nvidia_tools import probe_nvidia_tools
+from gpudoctor.bench.nvidia_tools import probe_nvidia_tools
 from gpudoctor.render.bench_html import to_html
 from gpudoctor.render.bench_text import to_text
 from gpudoctor.runner import CommandResult, SpawnResult
