@@ -15,8 +15,8 @@ from typing import Any
 from gpudoctor.bench import interconnect
 from gpudoctor.bench.model import Interconnect
 from gpudoctor.matrix.gpu_specs import GpuSpec, GpuSpecTable
-from gpudoctor.multigpu.launch import launch_env, torchrun_argv
-from gpudoctor.multigpu.model import ALLREDUCE_SCHEMA
+from gpudoctor.verify.multigpu.launch import launch_env, torchrun_argv
+from gpudoctor.verify.multigpu.model import ALLREDUCE_SCHEMA
 from gpudoctor.runner import Runner, Spawner, SubprocessRunner
 
 ALLREDUCE_MIB = {"nccl": 256, "gloo": 16}  # nccl-tests' large-message end on GPUs; small enough for a shared CPU

@@ -122,7 +122,7 @@ def _visible_gpus() -> int | None:
     """The NVIDIA GPUs a CUDA program here would see (NVML's count narrowed by CUDA_VISIBLE_DEVICES); None when
     NVML cannot tell (no driver, no binding): then the multi-GPU test runs only when asked for."""
     from gpudoctor.errors import ProbeFailed
-    from gpudoctor.multigpu import visible_gpu_count
+    from gpudoctor.verify.multigpu import visible_gpu_count
     from gpudoctor.probes.nvml import probe_nvml
 
     try:

@@ -20,7 +20,7 @@ from gpudoctor.bench.model import WORKER_SCHEMA, BenchReport, Interconnect, Tool
 from gpudoctor.bench.tool_verdicts import parse_all_reduce_perf, parse_dcgmi_diag, parse_nvbandwidth
 from gpudoctor.topology_text import parse_topo_links
 from gpudoctor.matrix import load_matrix
-from gpudoctor.multigpu.model import ALLREDUCE_SCHEMA
+from gpudoctor.verify.multigpu.model import ALLREDUCE_SCHEMA
 from gpudoctor.bench.nvidia_tools import probe_nvidia_tools
 from gpudoctor.render.bench_html import to_html
 from gpudoctor.render.bench_text import to_text

@@ -12,8 +12,8 @@ import shutil
 import sys
 import tempfile
 
-from gpudoctor.multigpu import assess
-from gpudoctor.multigpu.model import RANK_SCHEMA, Launch, RankResult
+from gpudoctor.verify.multigpu import assess
+from gpudoctor.verify.multigpu.model import RANK_SCHEMA, Launch, RankResult
 from gpudoctor.runner import Spawner, SubprocessRunner
 from gpudoctor.verify.child import child_env
 from gpudoctor.verify.model import SmokeResult
@@ -24,7 +24,7 @@ ALLREDUCE_MIB = {"nccl": 256, "gloo": 4}  # nccl-tests' large-message end on GPU
 
 def torchrun_argv(nproc: int, backend: str, result_dir: str, timeout_s: float) -> list[str]:
     return [sys.executable, "-m", "torch.distributed.run", "--standalone", "--nproc-per-node", str(nproc),
-            "--max-restarts", "0", "-m", "gpudoctor.multigpu.rank_worker", "--backend", backend,
+            "--max-restarts", "0", "-m", "gpudoctor.verify.multigpu.rank_worker", "--backend", backend,
             "--result-dir", result_dir, "--allreduce-mib", str(ALLREDUCE_MIB[backend]),
             "--collective-timeout", f"{max(timeout_s, 1.0):g}"]  # fmt: skip
 

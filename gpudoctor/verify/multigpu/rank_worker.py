@@ -1,6 +1,6 @@
 """One rank of ``verify --multi-gpu``, started by torchrun's standalone mode (it sets RANK, LOCAL_RANK, WORLD_SIZE):
 
-    python -m torch.distributed.run --standalone --nproc-per-node N -m gpudoctor.multigpu.rank_worker \
+    python -m torch.distributed.run --standalone --nproc-per-node N -m gpudoctor.verify.multigpu.rank_worker \
         --backend nccl|gloo --result-dir DIR [--steps S] [--allreduce-mib M]
 
 Trains the verify CNN under DistributedDataParallel, each rank on its own shard of the synthetic data, and writes
@@ -29,7 +29,7 @@ import torch.distributed as dist
 from torch import nn
 from torch.nn.parallel import DistributedDataParallel
 
-from gpudoctor.multigpu.model import ALLREDUCE_SCHEMA, FAULT_ENV, RANK_SCHEMA, RankResult
+from gpudoctor.verify.multigpu.model import ALLREDUCE_SCHEMA, FAULT_ENV, RANK_SCHEMA, RankResult
 from gpudoctor.verify import data
 from gpudoctor.verify.torch_cases.models import Cnn, images
 from gpudoctor.verify.torch_cases.training import PLANS, evaluate
@@ -38,7 +38,7 @@ PLAN = PLANS["cnn"]
 
 
 def parse(argv: list[str] | None) -> argparse.Namespace:
-    p = argparse.ArgumentParser(prog="gpudoctor.multigpu.rank_worker")
+    p = argparse.ArgumentParser(prog="gpudoctor.verify.multigpu.rank_worker")
     p.add_argument("--backend", required=True, choices=["nccl", "gloo"])
     p.add_argument("--result-dir", required=True)
     p.add_argument("--steps", type=int, default=PLAN.steps)
