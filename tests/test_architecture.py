@@ -84,13 +84,11 @@ SHARED_MODULE_NAMES = {
     "__init__",  # every package has one
     # One subject, one module per layer: probes/readers observe it, matrix/ holds its data, checks/ judge it.
     "amd", "arch", "frameworks", "jax", "keras", "kernel_log", "messages", "packages", "platforms", "versions", "xid",
-    # bench/allreduce.py is the bandwidth arithmetic, bench/measures/allreduce.py the timing of the same collective.
-    "allreduce",
-    # verify's cases, one module per job for each framework (torch_cases/ and tf_cases/ mirror each other); bench's
-    # measures/training.py times the same CNN training step.
+    # verify's cases, one module per job for each framework (tf_cases/ and jax_cases/ mirror each other; torch's
+    # model and device live in workloads/, which bench shares); bench's measures/training.py times the same CNN.
     "case", "checks", "device", "models", "training",
     # Each package that measures in child processes has the same three jobs: assess (pure judging), child (the
-    # parent side), worker (the child's entry point): bench/, verify/ (and multigpu/ for assess).
+    # parent side), worker (the child's entry point): bench/, verify/ (and verify/multigpu/ for assess).
     "assess", "child", "worker",
     "model",  # a package's own dataclasses (matrix rows, verify/bench/multigpu results, fleet reports)
     "render",  # a package's renderer: returns strings (envgen: files from templates; verify: the results text)
@@ -192,9 +190,11 @@ FRAMEWORKS = ("torch", "tensorflow", "keras", "jax", "torchvision")
 
 def test_frameworks_are_imported_at_module_level_only_by_child_process_modules():
     """Frameworks load only in child processes (DESIGN rule 5). A module that imports one at its top may only be a
-    child's own code: verify's per-framework case packages and the workers they are started as. Everything else
-    (bench's measurements included) imports a framework inside the function that runs in the child."""
-    child_only = ("verify/torch_cases/", "verify/tf_cases/", "verify/jax_cases/")
+    child's own code: verify's per-framework case packages, torch's model and device in workloads/ and the workers
+    they are started as. Everything else (bench's measurements included) imports a framework inside the function
+    that runs in the child."""
+    child_only = ("verify/torch_cases/", "verify/tf_cases/", "verify/jax_cases/", "workloads/torch_models.py",
+                  "workloads/torch_device.py")
     offenders = []
     for path in sorted(PACKAGE.rglob("*.py")):
         where = path.relative_to(PACKAGE).as_posix()
@@ -211,7 +211,7 @@ def test_importing_the_bench_measurements_loads_no_framework():
     import subprocess
     import sys
 
-    code = ("import sys, gpudoctor.bench.measures, gpudoctor.bench.measures.allreduce; "
+    code = ("import sys, gpudoctor.bench.measures, gpudoctor.workloads.allreduce; "
             f"print(sorted(m for m in {FRAMEWORKS!r} if m in sys.modules))")
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, check=True,
                           cwd=PACKAGE.parent)

@@ -76,7 +76,7 @@ def verify(framework: str, tests: tuple[str, ...], device: str, amp: bool | None
     """
     from gpudoctor.matrix.framework import Framework
     from gpudoctor.verify import FRAMEWORKS, run_verify
-    from gpudoctor.verify import weights as weights_mod
+    from gpudoctor.workloads import weights as weights_mod
     from gpudoctor.verify.model import VerifyOptions
     from gpudoctor.verify.render import exit_code, to_json, to_text
 

@@ -7,7 +7,7 @@ import torch
 
 from gpudoctor.verify import ran_on
 from gpudoctor.verify.model import SmokeResult, SmokeStatus
-from gpudoctor.verify.torch_cases import device
+from gpudoctor.workloads import torch_device as device
 from tests.verify.fake_cuda import FakeTorchCuda, Gpu
 
 MI300X = Gpu("AMD Instinct MI300X", (9, 4))  # torch.cuda.get_device_capability on ROCm: gfx942 -> (9, 4)

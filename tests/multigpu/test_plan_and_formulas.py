@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from gpudoctor.bench.allreduce import algorithm_bandwidth, bus_bandwidth
+from gpudoctor.workloads.bandwidth import algorithm_bandwidth, bus_bandwidth
 from gpudoctor.verify.multigpu import plan, visible_gpu_count
 
 

@@ -8,7 +8,8 @@ import math
 import numpy as np
 import pytest
 
-from gpudoctor.verify import assess, data, ran_on
+from gpudoctor.verify import assess, ran_on
+from gpudoctor.workloads import data
 from gpudoctor.verify.model import WORKER_SCHEMA, SmokeCheck, SmokeResult, SmokeStatus, VerifyOptions, VerifyReport
 from gpudoctor.model import ExitCode
 from gpudoctor.verify.render import exit_code, headline, to_json, to_text

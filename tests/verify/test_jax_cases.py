@@ -7,8 +7,8 @@ import numpy as np
 import pytest
 
 from gpudoctor.matrix.framework import Framework
-from gpudoctor.verify import weights
-from gpudoctor.verify.model import CaseFailed
+from gpudoctor.workloads import weights
+from gpudoctor.workloads import CaseFailed
 from tests.verify.helpers import check, cli_json, only
 
 SHAPES = {"c1": {"w": np.zeros((3, 3, 3, 16), np.float32), "b": np.zeros(16, np.float32)},

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 
 from gpudoctor.bench.measures.timing import Context, time_it
 from gpudoctor.bench.model import Measurement
-from gpudoctor.verify import data
+from gpudoctor.workloads import data
 
 if TYPE_CHECKING:  # annotations only: this module runs in bench's child, and importing it loads no framework
     import torch
@@ -39,7 +39,7 @@ def _model_step(device: torch.device, batch: int):
     import torch
     from torch import nn
 
-    from gpudoctor.verify.torch_cases.models import Cnn, images
+    from gpudoctor.workloads.torch_models import Cnn, images
 
     torch.manual_seed(0)
     model = Cnn().to(device)
@@ -72,7 +72,7 @@ def _fits(device: torch.device, batch: int) -> bool:
     import torch
     from torch import nn
 
-    from gpudoctor.verify.torch_cases.models import Cnn
+    from gpudoctor.workloads.torch_models import Cnn
 
     model = opt = x = y = None
     try:

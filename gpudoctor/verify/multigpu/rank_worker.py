@@ -30,8 +30,8 @@ from torch import nn
 from torch.nn.parallel import DistributedDataParallel
 
 from gpudoctor.verify.multigpu.model import ALLREDUCE_SCHEMA, FAULT_ENV, RANK_SCHEMA, RankResult
-from gpudoctor.verify import data
-from gpudoctor.verify.torch_cases.models import Cnn, images
+from gpudoctor.workloads import data
+from gpudoctor.workloads.torch_models import Cnn, images
 from gpudoctor.verify.torch_cases.training import PLANS, evaluate
 
 PLAN = PLANS["cnn"]
@@ -118,7 +118,7 @@ def run(args: argparse.Namespace) -> RankResult:
     dist.all_gather(gathered, torch.tensor([p_norm], dtype=torch.float64, device=device))
     figure = None
     if args.allreduce_mib > 0:
-        from gpudoctor.bench.measures.allreduce import measure
+        from gpudoctor.workloads.allreduce import measure
 
         figure = measure(device, args.allreduce_mib * 1024 * 1024, iterations=20 if device.type == "cuda" else 5)
     dist.barrier()
@@ -142,7 +142,7 @@ def write(result_dir: str, result: RankResult) -> None:
 
 def allreduce_only(args: argparse.Namespace) -> None:
     """bench across devices: join the group, time the all-reduce, rank 0 writes DIR/allreduce.json (no training)."""
-    from gpudoctor.bench.measures.allreduce import measure
+    from gpudoctor.workloads.allreduce import measure
 
     rank, local_rank = int(os.environ["RANK"]), int(os.environ["LOCAL_RANK"])
     device = torch.device(f"cuda:{local_rank}") if args.backend == "nccl" else torch.device("cpu")

@@ -26,7 +26,7 @@ import numpy as np  # noqa: E402
 import tensorflow as tf  # noqa: E402
 
 from gpudoctor.verify.multigpu.model import RANK_SCHEMA, RankResult  # noqa: E402
-from gpudoctor.verify import data  # noqa: E402
+from gpudoctor.workloads import data  # noqa: E402
 from gpudoctor.verify.tf_cases.models import LOSS, cnn_model  # noqa: E402
 from gpudoctor.verify.tf_cases.training import PLANS  # noqa: E402
 

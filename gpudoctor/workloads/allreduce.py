@@ -9,7 +9,7 @@ import time
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from gpudoctor.bench.allreduce import algorithm_bandwidth, bus_bandwidth
+from gpudoctor.workloads.bandwidth import algorithm_bandwidth, bus_bandwidth
 
 if TYPE_CHECKING:  # annotations only: this module runs in bench's child, and importing it loads no framework
     import torch
