@@ -14,7 +14,7 @@ import tempfile
 from gpudoctor.verify.multigpu import assess
 from gpudoctor.verify.multigpu.model import RANK_SCHEMA, Launch, RankResult
 from gpudoctor.runner import Spawner, SubprocessRunner
-from gpudoctor.verify.child import child_env
+from gpudoctor.workloads.children import child_env
 from gpudoctor.verify.model import SmokeResult
 
 TAIL_LINES = 40
