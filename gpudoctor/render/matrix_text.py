@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from gpudoctor.matrix.gpu_specs import GpuSpec
 
-from ..matrix.keras import KerasInfo, KerasPin
+from ..matrix.keras import KerasPin
+from ..matrix.keras_queries import KerasInfo
 from ..matrix.model import python_span
 from ..matrix.queries import CudaInfo, CudnnInfo, DriverInfo, GpuInfo, Summary, TfInfo, TorchInfo
 from .. import escape
