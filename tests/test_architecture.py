@@ -1,4 +1,6 @@
-"""The rules in DESIGN.md that keep the layers apart, checked on the source so a violation fails here first."""
+"""The rules of DESIGN.md that import-linter cannot say, checked on the source. The layers, the independences and
+the absence of circles are import-linter's contracts ([tool.importlinter] in pyproject.toml, docs/architecture.md;
+`lint-imports` in .ci/run): what is here is about calls, names, where a framework is imported and docstrings."""
 
 from __future__ import annotations
 
