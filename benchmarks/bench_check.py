@@ -15,6 +15,11 @@ them installed `check` reads and judges their builds, ~6 ms more than on a machi
     python -c "import site; print(site.getsitepackages()[0])" > /tmp/gd/lib/python3.11/site-packages/zz-frameworks.pth
 
     python benchmarks/bench_check.py [--runs 15] [--python VENV/bin/python] [--peers-bin DIR] [--compare "CMD"]...
+
+On a machine where other installs of gpudoctor run too (other venvs, other checkouts' test suites), give the timed
+one its own cache directory (GPUDOCTOR_CACHE_DIR=DIR, mode 0700): they share ~/.cache/gpudoctor, where each new
+matrix entry drops all but three others, so the timed install's entry can be gone and `check` parses the TOML
+tables again (tens of ms) in some runs and not in others.
 """
 
 from __future__ import annotations
@@ -99,8 +104,8 @@ def main() -> int:
         print(f"{command} / gpudoctor check: {seconds / check_s:.1f}x")
     peers = [seconds for _, seconds, _, _ in rows[2:]]
     fastest = min(peers)
-    print(f"\ngoal: check <= 100 ms: {check_s * 1000:.0f} ms; >= 25x the fastest peer: {fastest / check_s:.1f}x; "
-          f"peak RSS <= 30 MiB: {peak_mib:.0f} MiB")
+    print(f"\nbudget (DESIGN.md): check <= 150 ms: {check_s * 1000:.0f} ms; "
+          f">= 10x the fastest peer: {fastest / check_s:.1f}x; peak RSS <= 30 MiB: {peak_mib:.0f} MiB")
     return 0
 
 

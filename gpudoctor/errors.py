@@ -39,7 +39,7 @@ def error_line(message: object) -> str:
 
     The message often quotes untrusted text (a path, a key, a value from a snapshot), so control characters and
     newlines are shown escaped, never written raw: an error cannot move the cursor or forge a second line."""
-    from .render.escape import text
+    from .escape import text
 
     try:
         body = text(message)

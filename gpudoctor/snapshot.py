@@ -1,4 +1,5 @@
-"""Facts <-> the public JSON snapshot (shared/facts-format.md).
+"""Facts <-> the public JSON snapshot (shared/facts-format.md), and a Report -> the public JSON report (the snapshot
+included), which `check --json` prints and fleet reads back.
 
 The converter is driven by the dataclasses' own type hints, so the snapshot format and the model cannot drift
 apart. Reading is strict about types (a wrong type names its key) and lenient about presence (a missing key is
@@ -15,9 +16,9 @@ import typing
 from functools import cache
 from typing import Any, Union
 
-from . import jsontext
+from . import __version__, jsontext
 from .errors import SnapshotError
-from .model import SNAPSHOT_SCHEMA, Facts
+from .model import REPORT_SCHEMA, SNAPSHOT_SCHEMA, Facts, Finding, Report, Severity, exit_code
 from .snapshot_values import normalise
 
 MAX_INT = 2**63 - 1  # no fact is larger (memory in MiB, a pid, an error count); more is a forged or broken snapshot
@@ -29,6 +30,41 @@ def facts_to_dict(facts: Facts) -> dict[str, Any]:
 
 def facts_to_json(facts: Facts) -> str:
     return json.dumps(facts_to_dict(facts), indent=2, sort_keys=False) + "\n"
+
+
+def finding_to_dict(finding: Finding) -> dict[str, Any]:
+    fix = finding.fix
+    return {
+        "id": finding.id,
+        "severity": finding.severity.label,
+        "section": finding.section.name.lower(),
+        "title": finding.title,
+        "evidence": list(finding.evidence),
+        "fix": {"summary": fix.summary, "commands": list(fix.commands), "url": fix.url} if fix else None,
+        "explains": list(finding.explains),
+    }
+
+
+def report_to_dict(report: Report, strict: bool = False) -> dict[str, Any]:
+    return {
+        "schema": REPORT_SCHEMA,
+        "gpudoctor": __version__,
+        "source": report.source,
+        "matrix_reviewed": report.matrix_reviewed,
+        "summary": {
+            "errors": report.count(Severity.ERROR),
+            "warnings": report.count(Severity.WARNING),
+            "info": report.count(Severity.INFO),
+            "ok": report.count(Severity.OK),
+            "crashed_checks": len(report.crashes),
+            "exit_code": int(exit_code(report, strict)),
+        },
+        "primary": report.primary,
+        "sections": [{"section": r.section.name.lower(), "status": r.status.value, "reason": r.reason} for r in report.sections],
+        "findings": [finding_to_dict(f) for f in report.findings],
+        "crashes": [{"check": c.check, "error": c.error} for c in report.crashes],
+        "facts": facts_to_dict(report.facts),
+    }
 
 
 def facts_from_json(text: str, origin: str = "snapshot") -> Facts:
@@ -155,6 +191,6 @@ def _preview(value: Any) -> str:
 def _shown(path: str) -> str:
     """A key path as an error may quote it: the keys come from the snapshot, so a newline or an escape sequence in one
     is shown escaped, keeping the library's error one line whatever prints it."""
-    from .render.escape import text
+    from .escape import text
 
     return text(path)

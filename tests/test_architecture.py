@@ -1,4 +1,6 @@
-"""The rules in DESIGN.md that keep the layers apart, checked on the source so a violation fails here first."""
+"""The rules of DESIGN.md that import-linter cannot say, checked on the source. The layers, the independences and
+the absence of circles are import-linter's contracts ([tool.importlinter] in pyproject.toml, docs/architecture.md;
+`lint-imports` in .ci/run): what is here is about calls, names, where a framework is imported and docstrings."""
 
 from __future__ import annotations
 
@@ -84,13 +86,11 @@ SHARED_MODULE_NAMES = {
     "__init__",  # every package has one
     # One subject, one module per layer: probes/readers observe it, matrix/ holds its data, checks/ judge it.
     "amd", "arch", "frameworks", "jax", "keras", "kernel_log", "messages", "packages", "platforms", "versions", "xid",
-    # bench/allreduce.py is the bandwidth arithmetic, bench/measures/allreduce.py the timing of the same collective.
-    "allreduce",
-    # verify's cases, one module per job for each framework (torch_cases/ and tf_cases/ mirror each other); bench's
-    # measures/training.py times the same CNN training step.
+    # verify's cases, one module per job for each framework (tf_cases/ and jax_cases/ mirror each other; torch's
+    # model and device live in workloads/, which bench shares); bench's measures/training.py times the same CNN.
     "case", "checks", "device", "models", "training",
     # Each package that measures in child processes has the same three jobs: assess (pure judging), child (the
-    # parent side), worker (the child's entry point): bench/, verify/ (and multigpu/ for assess).
+    # parent side), worker (the child's entry point): bench/, verify/ (and verify/multigpu/ for assess).
     "assess", "child", "worker",
     "model",  # a package's own dataclasses (matrix rows, verify/bench/multigpu results, fleet reports)
     "render",  # a package's renderer: returns strings (envgen: files from templates; verify: the results text)
@@ -192,9 +192,11 @@ FRAMEWORKS = ("torch", "tensorflow", "keras", "jax", "torchvision")
 
 def test_frameworks_are_imported_at_module_level_only_by_child_process_modules():
     """Frameworks load only in child processes (DESIGN rule 5). A module that imports one at its top may only be a
-    child's own code: verify's per-framework case packages and the workers they are started as. Everything else
-    (bench's measurements included) imports a framework inside the function that runs in the child."""
-    child_only = ("verify/torch_cases/", "verify/tf_cases/", "verify/jax_cases/")
+    child's own code: verify's per-framework case packages, torch's model and device in workloads/ and the workers
+    they are started as. Everything else (bench's measurements included) imports a framework inside the function
+    that runs in the child."""
+    child_only = ("verify/torch_cases/", "verify/tf_cases/", "verify/jax_cases/", "workloads/torch_models.py",
+                  "workloads/torch_device.py")
     offenders = []
     for path in sorted(PACKAGE.rglob("*.py")):
         where = path.relative_to(PACKAGE).as_posix()
@@ -211,7 +213,7 @@ def test_importing_the_bench_measurements_loads_no_framework():
     import subprocess
     import sys
 
-    code = ("import sys, gpudoctor.bench.measures, gpudoctor.bench.measures.allreduce; "
+    code = ("import sys, gpudoctor.bench.measures, gpudoctor.workloads.allreduce; "
             f"print(sorted(m for m in {FRAMEWORKS!r} if m in sys.modules))")
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, check=True,
                           cwd=PACKAGE.parent)
@@ -235,15 +237,11 @@ def undocumented_dataclasses(package: Path) -> list[str]:
 
 
 def test_every_dataclass_has_a_docstring():
-    # @dataclass builds the __doc__ of a class without one from inspect.signature(cls), and importing inspect (with
-    # ast, dis, tokenize) costs ~8 ms of a `check` run: gpudoctor/dataclass_code.py loads dataclasses without it, so
-    # one undocumented dataclass on a run's path brings it back (tests/test_dataclass_code.py sees that only on the
-    # path the machine takes; this sees every class). Say in a line what the class is.
+    # Without a docstring @dataclass makes a __doc__ of the class's signature, which says nothing a reader needs.
+    # Say in a line what the class is.
     undocumented = undocumented_dataclasses(PACKAGE)
-    assert undocumented == [], (
-        "these dataclasses have no docstring, so defining them imports inspect (~8 ms a run; see "
-        "gpudoctor/dataclass_code.py, import_dataclasses_without_inspect): give each a one-line docstring: "
-        + ", ".join(undocumented))
+    assert undocumented == [], "these dataclasses have no docstring: give each a one-line docstring: " + (
+        ", ".join(undocumented))
 
 
 def test_the_docstring_scan_sees_a_violation(tmp_path):

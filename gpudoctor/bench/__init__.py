@@ -76,7 +76,7 @@ def run_bench(options: BenchOptions, matrix: Matrix, spawner: Spawner | None = N
                                 _nvml_ready(nvml) if backend == "nccl" else None)  # fmt: skip
     tools: tuple = ()
     if options.nvidia_tools and any(d.device.startswith("cuda") for d in devices):
-        from gpudoctor.probes.nvidia_tools import probe_nvidia_tools
+        from gpudoctor.bench.nvidia_tools import probe_nvidia_tools
         from gpudoctor.runner import SubprocessRunner
 
         tools = probe_nvidia_tools(runner or SubprocessRunner(), options.gpus or 1)

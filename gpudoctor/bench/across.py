@@ -1,5 +1,5 @@
-"""bench across devices: the all-reduce bus bandwidth from a torchrun launch of verify --multi-gpu's rank worker in
-its all-reduce-only mode (NCCL over every visible GPU, or N gloo processes on the CPU), the P2P matrix (NVML) and
+"""bench across devices: the all-reduce bus bandwidth from a torchrun launch of gpudoctor.workloads.allreduce_worker
+(NCCL over every visible GPU, or N gloo processes on the CPU), the P2P matrix (NVML) and
 the links (``nvidia-smi topo -m``), then judged by gpudoctor.bench.interconnect. The launch goes through the
 runner's streaming spawn with a timeout, in one process group that is killed whole when it hangs."""
 
@@ -15,17 +15,17 @@ from typing import Any
 from gpudoctor.bench import interconnect
 from gpudoctor.bench.model import Interconnect
 from gpudoctor.matrix.gpu_specs import GpuSpec, GpuSpecTable
-from gpudoctor.multigpu.launch import launch_env, torchrun_argv
-from gpudoctor.multigpu.model import ALLREDUCE_SCHEMA
 from gpudoctor.runner import Runner, Spawner, SubprocessRunner
+from gpudoctor.workloads import torchrun
+from gpudoctor.workloads.allreduce import ALLREDUCE_SCHEMA
+from gpudoctor.workloads.torchrun import launch_env
 
 ALLREDUCE_MIB = {"nccl": 256, "gloo": 16}  # nccl-tests' large-message end on GPUs; small enough for a shared CPU
 
 
 def allreduce_argv(nproc: int, backend: str, result_dir: str, timeout_s: float) -> list[str]:
-    argv = torchrun_argv(nproc, backend, result_dir, timeout_s)
-    argv[argv.index("--allreduce-mib") + 1] = str(ALLREDUCE_MIB[backend])
-    return argv + ["--allreduce-only"]
+    return torchrun.command(nproc, "gpudoctor.workloads.allreduce_worker", backend, result_dir, ALLREDUCE_MIB[backend],
+                            timeout_s)
 
 
 def measure_allreduce(nproc: int, backend: str, timeout_s: float, spawner: Spawner) -> Interconnect:

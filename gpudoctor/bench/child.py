@@ -15,7 +15,7 @@ from gpudoctor.bench.model import MEASUREMENTS, PROGRESS_PREFIX, WORKER_SCHEMA, 
 from gpudoctor.errors import SnapshotError
 from gpudoctor.runner import SpawnResult, Spawner, SubprocessRunner
 from gpudoctor.snapshot import from_json_value
-from gpudoctor.verify.child import _signal_name, child_env
+from gpudoctor.workloads.children import child_env, signal_name
 
 RESULT_FILE = "bench.json"
 
@@ -68,7 +68,7 @@ def judge_child(device: str, spawned: SpawnResult, text: str | None, tail: list[
         error = f"timed out after {timeout:g}s and was killed: the GPU hung or is far slower than it should be"
     elif spawned.returncode != 0:
         rc = spawned.returncode or 0
-        error = (f"child died with {_signal_name(-rc)}" if rc < 0 else f"child exited with status {rc}") + last
+        error = (f"child died with {signal_name(-rc)}" if rc < 0 else f"child exited with status {rc}") + last
     elif doc is None:
         error = f"the child wrote no result ({problem}){last}"
     elif not doc.get("done") and error is None:

@@ -1,13 +1,13 @@
 """Judging bench's across-device figures, as pure functions: the all-reduce bus bandwidth against what the link
 between the GPUs carries one way (NVLink from matrices/gpus.toml's nvlink_gbs, which NVIDIA's data sheets give for
 both directions together; else the board's PCIe generation x width), and the P2P matrix against the topology
-(gpudoctor.bench.topology). A figure far below is a warning with the likely causes the topology shows."""
+(gpudoctor.topology_text). A figure far below is a warning with the likely causes the topology shows."""
 
 from __future__ import annotations
 
 import dataclasses
 
-from gpudoctor.bench import topology
+from gpudoctor import topology_text as topology
 from gpudoctor.bench.model import BenchFinding, Interconnect, PeerLink
 from gpudoctor.matrix.gpu_specs import GpuSpec, GpuSpecTable
 

@@ -1,4 +1,4 @@
-"""NVIDIA's own tools' verdicts, parsed from their text output (pure: gpudoctor/probes/nvidia_tools.py runs them).
+"""NVIDIA's own tools' verdicts, parsed from their text output (pure: gpudoctor/bench/nvidia_tools.py runs them).
 gpudoctor does not re-judge what they measured; it reads what they concluded:
 
     dcgmi diag -r 1   the result table: one row per test, "Pass" / "Fail" / "Warn" / "Skip", and per-GPU rows

@@ -65,8 +65,8 @@ def main(argv: list[str] | None = None) -> int:
 
     from gpudoctor.bench.measures import REGISTRY
     from gpudoctor.bench.measures.timing import Context
-    from gpudoctor.verify.model import NoDevice
-    from gpudoctor.verify.torch_cases.device import resolve_device
+    from gpudoctor.workloads import NoDevice
+    from gpudoctor.workloads.torch_device import resolve_device
 
     doc: dict[str, Any] = {"schema": WORKER_SCHEMA, "torch": torch.__version__, "measurements": [], "done": False}
     try:

@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-import re
-
 from ..digits import ascii_int
-from ..model import CudaToolkit, Facts, Gpu, PciDevice, Symptom, TorchBuild
+from ..model import CudaToolkit, Facts, Gpu, PciDevice, Symptom
 from ..model import gpu_implied_by_driver
+from ..model.inferred import torch_build_kind  # noqa: F401 - a derived fact the checks import from here
 
 NVIDIA_DRIVERS = ("nvidia",)
 LIBRARY_NOT_FOUND = "NVML Shared Library Not Found"
@@ -46,29 +45,6 @@ def gpu_implied_but_unlisted(facts: Facts) -> str | None:
         return None
     reason = gpu_implied_by_driver(facts.driver)
     return f"{reason} (the GPU list is unknown)" if reason else None
-
-
-def torch_build_kind(torch: TorchBuild) -> str | None:
-    """"cuda" | "rocm" | "cpu" | "xpu" | None (unknown). A missing key is never read as CPU-only: only the build
-    key, a CUDA/HIP version, the wheel's local tag or a compiled arch list tell."""
-    if torch.build:
-        return torch.build
-    if torch.cuda:
-        return "cuda"
-    if torch.hip:
-        return "rocm"
-    tag = torch.version.split("+", 1)[1].lower() if torch.version and "+" in torch.version else ""
-    if tag == "cpu" or tag.startswith("cpu."):
-        return "cpu"
-    if re.fullmatch(r"cu\d{2,4}.*", tag):
-        return "cuda"
-    if tag.startswith("rocm"):
-        return "rocm"
-    if tag.startswith("xpu"):
-        return "xpu"
-    if torch.arch_list and any(a.startswith(("sm_", "compute_")) for a in torch.arch_list):
-        return "cuda"
-    return None
 
 
 def driver_loaded(facts: Facts) -> bool:

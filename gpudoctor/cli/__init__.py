@@ -1,8 +1,7 @@
 """The command-line interface: the only package that prints or exits.
 
-``main`` is the click group (gpudoctor.cli.group; subcommands load lazily). ``run`` is the console script: it serves
-the everyday ``gpudoctor check [flags]`` without importing click (gpudoctor.cli.quick; click's import is a fifth of
-such a run) and hands every other command line to ``main``. This module itself imports nothing heavy.
+``main`` is the click group (gpudoctor.cli.group; subcommands load lazily). ``run`` is the console script: every
+command line goes through ``main``. This module itself imports nothing heavy.
 """
 
 from __future__ import annotations
@@ -12,9 +11,6 @@ import sys
 from typing import Callable, NoReturn, TypeVar
 
 T = TypeVar("T")
-
-# The subcommands (gpudoctor.cli.group loads them); each keeps its own table of compiled dataclass methods
-COMMAND_NAMES = ("check", "env", "verify", "matrix", "bench", "fleet")
 
 
 def __getattr__(name: str):
@@ -26,29 +22,7 @@ def __getattr__(name: str):
 
 
 def run() -> None:
-    """The `gpudoctor` console script and `python -m gpudoctor`. The compiled dataclass methods of earlier runs are
-    reused (gpudoctor.dataclass_code: creating the classes was the largest cost of a check). A flags-only `check`
-    is served without click and run as a short-lived process (gpudoctor.cli.quick)."""
-    from .quick import quick_flags, short_lived_process
-
-    quick = quick_flags(sys.argv[1:], os.environ) is not None
-    if quick:
-        short_lived_process()
-    from ..dataclass_code import import_dataclasses_without_inspect, install
-
-    import_dataclasses_without_inspect()
-    from ..cachefiles import cache_dir
-
-    command = sys.argv[1] if len(sys.argv) > 1 and sys.argv[1] in COMMAND_NAMES else "other"
-    install(cache_dir(), command)
-    if quick:
-        from .quick import end_process, run_quick_check
-
-        try:
-            run_quick_check(sys.argv[1:])
-        except SystemExit as done:
-            end_process(done.code)  # returns only where it cannot end the process as the interpreter would
-            raise
+    """The `gpudoctor` console script and `python -m gpudoctor`."""
     from .group import main
 
     main()

@@ -1,5 +1,4 @@
-"""``gpudoctor check``: its options and usage errors (click); the work is gpudoctor.cli.check_run, which the quick
-path (gpudoctor.cli.quick) also runs for a command line of flags only."""
+"""``gpudoctor check``: its options and usage errors (click); the work is gpudoctor.cli.check_run."""
 
 from __future__ import annotations
 

@@ -1,21 +1,20 @@
-"""What ``gpudoctor check`` does once its command line is read: probe (or read a snapshot), judge, render, print,
-exit. Imports no click, so the quick path (gpudoctor.cli.quick) and the click command (check_cmd) share it; where
-click's echo would do more than write and flush, it is click's echo that runs."""
+"""What ``gpudoctor check`` does once click has read its command line (gpudoctor.cli.check_cmd): probe (or read a
+snapshot), judge, render, print, exit."""
 
 from __future__ import annotations
 
-import io
 import os
 import sys
 from pathlib import Path
 from typing import NoReturn
 
+import click
+
 from ..model import ExitCode, Report, exit_code
 
-# What click.style(text, fg=..., bold=...) writes for each role (tests/test_cli_quick.py compares the two)
-_ROLE_CODES = {"ok": "\x1b[32m", "info": "\x1b[36m", "warning": "\x1b[33m", "error": "\x1b[31m", "dim": "\x1b[90m",
-               "bold": "\x1b[1m"}
-_RESET = "\x1b[0m"
+# The click.style arguments of each role a renderer asks for
+_ROLE_STYLES = {"ok": {"fg": "green"}, "info": {"fg": "cyan"}, "warning": {"fg": "yellow"}, "error": {"fg": "red"},
+                "dim": {"fg": "bright_black"}, "bold": {"bold": True}}
 
 
 def run_check(*, as_json: bool, markdown: bool, save_path: Path | None, from_paths: tuple[Path, ...], deep: bool,
@@ -42,41 +41,8 @@ def run_check(*, as_json: bool, markdown: bool, save_path: Path | None, from_pat
 
 
 def echo(text: str, err: bool = False) -> None:
-    """``click.echo(text, nl=False, err=err)``. Writing and flushing is all click does for a text stream with a real
-    encoding when there is no colour code to strip (it strips them off a non-terminal); anything else (Windows'
-    console, an ASCII-only stream, codes to strip) is left to click itself."""
-    stream = sys.stderr if err else sys.stdout
-    if stream is None:
-        return
-    if _plain_stream(stream) and ("\x1b" not in text or _isatty(stream)):
-        if text:
-            stream.write(text)
-        stream.flush()
-        return
-    import click
-
+    """Write ``text`` as it is (no newline added) to standard output, or standard error."""
     click.echo(text, nl=False, err=err)
-
-
-def _plain_stream(stream) -> bool:
-    if sys.platform.startswith("win") or not isinstance(stream, io.TextIOBase):
-        return False
-    encoding, errors = getattr(stream, "encoding", None), getattr(stream, "errors", None)
-    if not encoding or errors is None:
-        return False
-    import codecs
-
-    try:
-        return codecs.lookup(encoding).name != "ascii"  # click re-wraps an ASCII stream as UTF-8
-    except LookupError:
-        return False
-
-
-def _isatty(stream) -> bool:
-    try:
-        return stream.isatty()
-    except Exception:  # noqa: BLE001 - as click: a stream that cannot tell is no terminal
-        return False
 
 
 def _facts(from_paths: tuple[Path, ...], deep: bool):
@@ -102,7 +68,7 @@ def _save(facts, path: Path, force: bool) -> None:
         write_files(path.parent, {path.name: facts_to_json(facts)}, force=force)
     except GpuDoctorError as exc:
         _fail(str(exc), ExitCode.USAGE)
-    from ..render.escape import text
+    from ..escape import text
 
     echo(f"gpudoctor: snapshot written to {text(path)}\n", err=True)
 
@@ -138,8 +104,8 @@ def _colour_wanted() -> bool:
 
 
 def _terminal_style(text: str, role: str) -> str:
-    code = _ROLE_CODES.get(role)
-    return f"{code}{text}{_RESET}" if code else text
+    style = _ROLE_STYLES.get(role)
+    return click.style(text, **style) if style else text
 
 
 def _safe(get) -> str:

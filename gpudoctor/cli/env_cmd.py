@@ -59,7 +59,7 @@ def env(framework, framework_version, python_version, formats, output_dir, name,
         os=os_name.lower() if os_name else None, arch=arch.lower() if arch else None, cpu=cpu, jetpack=jetpack,
     )
     try:
-        result = generate(request, load_matrix())
+        result = generate(request, load_matrix(), probe=_probe_this_machine)
     except EnvNoFit as exc:
         click.echo(report.no_fit_json(exc) if as_json else report.no_fit_text(exc, verbose), nl=as_json)
         sys.exit(int(ExitCode.PROBLEMS))
@@ -77,3 +77,9 @@ def _fail(message: str, code: ExitCode, as_json: bool, report) -> None:
     if as_json:  # stdout stays JSON; the same one line goes to stderr
         click.echo(report.error_json(error_line(message).removeprefix("gpudoctor: error: ")))
     fail(message, code)
+
+
+def _probe_this_machine():
+    from ..probes import collect
+
+    return collect()

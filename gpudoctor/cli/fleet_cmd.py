@@ -108,7 +108,7 @@ class _progress:
             self._bar.update(self._task, total=total or None)
 
         def on_node_done(name: str) -> None:
-            from ..render.escape import text
+            from ..escape import text
 
             self._bar.update(self._task, advance=1, description=text(name)[:40])
 
@@ -142,7 +142,7 @@ def _render(report, as_json: bool, markdown: bool, as_html: bool) -> str:
 def _write(path: Path, text: str, force: bool) -> None:
     from ..envgen.writer import write_files
     from ..errors import GpuDoctorError
-    from ..render.escape import text as safe
+    from ..escape import text as safe
 
     try:
         write_files(path.parent, {path.name: text}, force=force)

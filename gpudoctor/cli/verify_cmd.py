@@ -76,7 +76,7 @@ def verify(framework: str, tests: tuple[str, ...], device: str, amp: bool | None
     """
     from gpudoctor.matrix.framework import Framework
     from gpudoctor.verify import FRAMEWORKS, run_verify
-    from gpudoctor.verify import weights as weights_mod
+    from gpudoctor.workloads import weights as weights_mod
     from gpudoctor.verify.model import VerifyOptions
     from gpudoctor.verify.render import exit_code, to_json, to_text
 
@@ -122,7 +122,7 @@ def _visible_gpus() -> int | None:
     """The NVIDIA GPUs a CUDA program here would see (NVML's count narrowed by CUDA_VISIBLE_DEVICES); None when
     NVML cannot tell (no driver, no binding): then the multi-GPU test runs only when asked for."""
     from gpudoctor.errors import ProbeFailed
-    from gpudoctor.multigpu import visible_gpu_count
+    from gpudoctor.verify.multigpu import visible_gpu_count
     from gpudoctor.probes.nvml import probe_nvml
 
     try:

@@ -90,7 +90,7 @@ class EnvNoFit(GpuDoctorError):
 
 def generate(request: EnvRequest, matrix: Any, probe: Callable[[], Any] | None = None) -> EnvResult:
     """Solve, render and write the files a request asks for. ``probe`` collects this machine's Facts when the request
-    describes no machine (default: gpudoctor.probes.collect)."""
+    describes no machine (the CLI passes gpudoctor.probes.collect: the generator never observes the machine itself)."""
     from gpudoctor.errors import OutputExistsError
     from gpudoctor.matrix.solver import NoFit, UnknownPinnedRelease
 
@@ -208,9 +208,9 @@ def _target(request: EnvRequest, matrix: Any, probe: Callable[[], Any] | None):
         except DescriptionError as exc:
             raise UsageError(str(exc)) from None
         return target, list(request.gpus), "description", None
+    if probe is None:
+        raise UsageError("no machine to write the files for: describe it with --gpu/--driver/--os or --for SNAPSHOT")
     try:
-        if probe is None:
-            from gpudoctor.probes import collect as probe
         facts = probe()
     except Exception as exc:  # the probes record their own failures; reaching here means gpudoctor itself broke
         raise EnvFailure(

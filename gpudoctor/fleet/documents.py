@@ -55,8 +55,7 @@ def failed(name: str, origin: str, reason: str) -> NodeResult:
 def _judge_snapshot(data: dict, name: str, origin: str) -> NodeResult:
     """A snapshot holds facts only: judge it with the same checks `gpudoctor check --from` runs."""
     from ..checks import run_checks
-    from ..render.json_report import report_to_dict
-    from ..snapshot import facts_from_dict
+    from ..snapshot import facts_from_dict, report_to_dict
 
     try:
         facts = facts_from_dict(data, origin)

@@ -21,7 +21,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from .model import vtuple
+from .versions import vtuple
 
 BROKEN_FILE = "known_broken.toml"
 _CLAUSE = re.compile(r"^(==|!=|>=|<=|>|<)\s*(\d+(?:\.\d+)*)(\.\*)?$")

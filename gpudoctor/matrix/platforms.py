@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import MatrixError
-from .model import series, vtuple
+from .versions import series, vtuple
 from .reader import read_toml
 
 FILE = "platforms.toml"

@@ -7,19 +7,18 @@ says which releases it knows. The driver a build needs is the solver's rule (``d
 
 from __future__ import annotations
 
-from .gpu_specs import GpuSpec
-
 from dataclasses import dataclass
 from typing import Any
 
-from packaging.version import InvalidVersion, Version
-
 from ..digits import ascii_int
 from ..errors import UnknownRelease
-from .keras import KerasInfo, KerasPin, keras_for_tf, keras_info
+from .gpu_specs import GpuSpec
+from .keras import KerasPin
+from .keras_queries import KerasInfo, keras_for_tf, keras_info
 from .model import GpuModel, Matrix, arch_support, local_tag, try_vtuple, version_ge, vtuple
 from .solver import Choice, driver_verdict, install_commands
 from .tf_queries import TfInfo, tf_info  # noqa: F401 - TfInfo is part of this module's answers
+from .versions import exact_release as _exact
 
 __all__ = ["UnknownRelease", "summary", "torch_info", "tf_info", "cuda_info", "cudnn_info", "gpu_info", "driver_info",
            "keras_info", "keras_for_tf", "KerasInfo", "KerasPin", "newest_torch_for", "newest_tf_for"]
@@ -27,15 +26,6 @@ __all__ = ["UnknownRelease", "summary", "torch_info", "tf_info", "cuda_info", "c
 
 def _known(items) -> str:
     return ", ".join(dict.fromkeys(items))
-
-
-def _exact(version: str, latest: str) -> str:
-    """The exact release asked for ("2.7.1"), or the newest of the series for "2.7"."""
-    try:
-        asked = Version(version.split("+", 1)[0])
-    except InvalidVersion:
-        return latest
-    return str(asked) if len(asked.release) >= 3 else latest
 
 
 def _driver_need(m: Matrix, cuda: str, os: str) -> str | None:

@@ -8,6 +8,7 @@ from ..errors import UnknownRelease
 from .keras import KerasPin, pin_for_tf
 from .model import Matrix
 from .solver import Choice, driver_verdict, install_commands
+from .versions import exact_release as _exact
 
 
 @dataclass(frozen=True)
@@ -64,12 +65,6 @@ def tf_info(m: Matrix, version: str) -> TfInfo:
 
 def _known(items) -> str:
     return ", ".join(dict.fromkeys(items))
-
-
-def _exact(version: str, latest: str) -> str:
-    from .queries import _exact as exact
-
-    return exact(version, latest)
 
 
 def _driver_need(m: Matrix, cuda: str, os: str) -> str | None:

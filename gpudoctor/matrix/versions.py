@@ -70,3 +70,14 @@ def cuda_tag(cuda: str) -> str:
     """"12.8" -> "cu128"; "11.8" -> "cu118"."""
     major, minor = vtuple(cuda)[:2]
     return f"cu{major}{minor}"
+
+
+def exact_release(version: str, latest: str) -> str:
+    """The exact release asked for ("2.7.1"), or the newest of the series for "2.7" (a query's answer)."""
+    from packaging.version import InvalidVersion, Version
+
+    try:
+        asked = Version(version.split("+", 1)[0])
+    except InvalidVersion:
+        return latest
+    return str(asked) if len(asked.release) >= 3 else latest

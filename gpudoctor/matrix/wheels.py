@@ -108,7 +108,7 @@ def parse_overlay(doc: dict[str, Any], reader_factory) -> WheelOverlay:
 def effective_python(overlay: WheelOverlay, package: str, versions: tuple[str, ...], documented: tuple[str, ...]) -> tuple[str, ...]:
     """The Pythons of a matrix row as the wheels have them: the union over the row's releases (the documented list
     for a release the overlay does not correct)."""
-    from .model import vtuple
+    from .versions import vtuple
 
     found = [overlay.get(package, v) for v in versions]
     if not any(w is not None and w.python is not None for w in found):

@@ -3,7 +3,9 @@ the rule lives here once, so "is there an NVIDIA GPU?" gets the same answer from
 
 from __future__ import annotations
 
-from .facts import Driver
+import re
+
+from .facts import Driver, TorchBuild
 
 
 def gpu_implied_by_driver(driver: Driver | None) -> str | None:
@@ -18,4 +20,27 @@ def gpu_implied_by_driver(driver: Driver | None) -> str | None:
         return f"the NVIDIA driver reports CUDA {driver.cuda_version}, so an NVIDIA GPU is present"
     if driver.kernel_module == "nvidia":
         return "the nvidia kernel module is loaded, so an NVIDIA GPU is present"
+    return None
+
+
+def torch_build_kind(torch: TorchBuild) -> str | None:
+    """"cuda" | "rocm" | "cpu" | "xpu" | None (unknown). A missing key is never read as CPU-only: only the build
+    key, a CUDA/HIP version, the wheel's local tag or a compiled arch list tell."""
+    if torch.build:
+        return torch.build
+    if torch.cuda:
+        return "cuda"
+    if torch.hip:
+        return "rocm"
+    tag = torch.version.split("+", 1)[1].lower() if torch.version and "+" in torch.version else ""
+    if tag == "cpu" or tag.startswith("cpu."):
+        return "cpu"
+    if re.fullmatch(r"cu\d{2,4}.*", tag):
+        return "cuda"
+    if tag.startswith("rocm"):
+        return "rocm"
+    if tag.startswith("xpu"):
+        return "xpu"
+    if torch.arch_list and any(a.startswith(("sm_", "compute_")) for a in torch.arch_list):
+        return "cuda"
     return None

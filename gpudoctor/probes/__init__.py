@@ -72,7 +72,7 @@ def collect(runner: Runner | None = None, deep: bool = False, environ: Mapping[s
     torch = rec.attempt("torch", probe_torch)
     tf_version = _first_installed(packages, ("tensorflow", "tensorflow-cpu", "tensorflow-gpu", "tensorflow-intel", "tensorflow-macos"))
     tensorflow = rec.attempt("tensorflow", lambda: probe_tensorflow(version=tf_version))
-    from .jax import jax_build
+    from ..jax_builds import jax_build
 
     jax = rec.attempt("jax", lambda: jax_build(packages))
     if deep:

@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..model import GpuHealth
-from .nvml import _Unavailable, _call, _field, _int
+from .nvml_calls import _Unavailable, _call, _field, _int
 
 # pynvml's values, used when a binding (or a fake) lacks the named constant.
 _DEFAULTS = {

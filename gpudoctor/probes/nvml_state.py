@@ -8,7 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from gpudoctor.probes.nvml import _call, _field, _int, _str, _Unavailable
+from gpudoctor.probes.nvml_calls import _call, _field, _int, _str, _Unavailable
 
 # NVML's clocks-event (throttle) reason bits (nvml.h: nvmlClocksEventReason*), named for people. GpuIdle,
 # ApplicationsClocksSetting and DisplayClockSetting are not slowdowns of a busy GPU and are left out.

@@ -1,12 +1,12 @@
 """Observe the GPUs' peer-to-peer status and interconnect, never judge: NVML's nvmlDeviceGetP2PStatus for every
 ordered pair and capability (read, write, NVLink), and ``nvidia-smi topo -m`` through the runner. The parsing and
-the comparison are gpudoctor.bench.topology's. A failure of any one call is an unknown (None), not an error."""
+the comparison are gpudoctor.topology_text's. A failure of any one call is an unknown (None), not an error."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from gpudoctor.bench.topology import NVML_P2P_STATUS, Pair, parse_topo_links
+from gpudoctor.topology_text import NVML_P2P_STATUS, Pair, parse_topo_links
 from gpudoctor.runner import Runner
 
 # pynvml's NVML_P2P_CAPS_INDEX_* values (nvidia-ml-py's pynvml.py), used when a binding lacks the constant

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from gpudoctor.bench.assess import quantity
 from gpudoctor.bench.model import MEASUREMENTS, BenchReport
-from gpudoctor.render import escape
+from gpudoctor import escape
 
 _STYLE = """body{font:14px/1.4 system-ui,sans-serif;margin:2em;max-width:60em;color:#222}
 table{border-collapse:collapse;width:100%}td,th{padding:.3em .5em;text-align:left;vertical-align:middle}

@@ -13,7 +13,7 @@ from rich.text import Text
 
 from gpudoctor.bench.assess import quantity
 from gpudoctor.bench.model import MEASUREMENTS, BenchReport, DeviceResult
-from gpudoctor.render.escape import text as safe
+from gpudoctor.escape import text as safe
 
 
 def _console(width: int, color: bool) -> Console:

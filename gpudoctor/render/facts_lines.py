@@ -3,8 +3,8 @@ section with nothing to report). Presentation only: no judgement happens here.""
 
 from __future__ import annotations
 
-from ..checks._facts import torch_build_kind
 from ..model import Facts, Section
+from ..model.inferred import torch_build_kind
 
 
 def _unknown(value: object) -> str:

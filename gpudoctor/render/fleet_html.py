@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from .. import __version__
 from ..fleet.model import FleetReport
-from . import escape
+from .. import escape
 from .fleet_common import SEVERITY_SYMBOLS, section_title, status_word, summary
 
 _h = escape.html

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 
 from ..fleet.model import FleetReport
-from . import escape
+from .. import escape
 from .fleet_common import SEVERITY_SYMBOLS, section_title, shown, status_word, summary
 
 _m = escape.markdown

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Callable
 
 from ..fleet.model import FleetReport
-from . import escape
+from .. import escape
 from .fleet_common import SEVERITY_SYMBOLS, STATUS_ROLES, section_title, shown, status_word, summary
 
 Style = Callable[[str, str], str]

@@ -7,7 +7,7 @@ from typing import Iterable
 
 from .. import __version__
 from ..model import Report, Status
-from .escape import fence, markdown, markdown_code
+from ..escape import fence, markdown, markdown_code
 from .facts_lines import section_facts
 from .text import STATUS_SYMBOLS, cause_lines, section_results, summary_line
 

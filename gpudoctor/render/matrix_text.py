@@ -4,10 +4,11 @@ from __future__ import annotations
 
 from gpudoctor.matrix.gpu_specs import GpuSpec
 
-from ..matrix.keras import KerasInfo, KerasPin
+from ..matrix.keras import KerasPin
+from ..matrix.keras_queries import KerasInfo
 from ..matrix.model import python_span
 from ..matrix.queries import CudaInfo, CudnnInfo, DriverInfo, GpuInfo, Summary, TfInfo, TorchInfo
-from . import escape
+from .. import escape
 
 QUERY_HINT = 'Query: gpudoctor matrix torch 2.7.1 | tf 2.16 | cuda 12.8 | cudnn 9.3 | gpu "RTX 4090" | driver 535.104.05 | driver R535 | keras 2.3.1 | keras --tf 2.16'
 

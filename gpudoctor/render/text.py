@@ -7,12 +7,12 @@ from __future__ import annotations
 from typing import Callable
 
 from .. import __version__
-from . import escape
+from .. import escape
 from ..model import Finding, Report, Section, SectionResult, Severity, Status
 from .facts_lines import section_facts
 
 Style = Callable[[str, str], str]  # (text, role) -> text; role is a severity label or "dim"/"bold"
-Escape = Callable[[object], str]  # untrusted text -> text safe for the output format (render/escape.py)
+Escape = Callable[[object], str]  # untrusted text -> text safe for the output format (gpudoctor/escape.py)
 _t = escape.text
 
 SYMBOLS = {Severity.OK: "✓", Severity.INFO: "•", Severity.WARNING: "!", Severity.ERROR: "✗"}

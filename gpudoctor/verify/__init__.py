@@ -25,7 +25,7 @@ from gpudoctor.verify.model import (
 )
 
 if TYPE_CHECKING:
-    from gpudoctor.multigpu import MultiGpuPlan
+    from gpudoctor.verify.multigpu import MultiGpuPlan
     from gpudoctor.runner import Spawner
 
 FRAMEWORKS = (Framework.TORCH, Framework.TENSORFLOW, Framework.JAX)
@@ -102,7 +102,7 @@ def run_verify(options: VerifyOptions, listener: Listener | None = None,
     unless a test passes a fake), and collect the results."""
     from gpudoctor.verify import child
 
-    from gpudoctor.multigpu import plan
+    from gpudoctor.verify.multigpu import plan
 
     listener = listener or Listener()
     start = time.perf_counter()
@@ -133,7 +133,7 @@ def run_verify(options: VerifyOptions, listener: Listener | None = None,
 def _run_ddp(multi: MultiGpuPlan, options: VerifyOptions, listener: Listener, spawner: Spawner | None) -> SmokeResult:
     import dataclasses
 
-    from gpudoctor.multigpu.launch import run_ddp
+    from gpudoctor.verify.multigpu.launch import run_ddp
 
     case = Case("torch", "ddp")
     listener.started(case)
@@ -152,7 +152,7 @@ def _run_mirrored(multi: MultiGpuPlan, options: VerifyOptions, listener: Listene
     CPU split into as many logical devices as the gloo path has ranks."""
     import dataclasses
 
-    from gpudoctor.multigpu.tf_launch import run_mirrored
+    from gpudoctor.verify.multigpu.tf_launch import run_mirrored
 
     case = Case(Framework.TENSORFLOW, "mirrored")
     listener.started(case)

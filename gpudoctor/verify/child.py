@@ -14,13 +14,13 @@ import collections
 import json
 import os
 import shutil
-import signal
 import tempfile
 from typing import Callable
 
 from gpudoctor import child_start
 from gpudoctor.runner import SpawnResult, Spawner, SubprocessRunner
 from gpudoctor.verify.model import PROGRESS_PREFIX, WORKER_SCHEMA, CaseRequest, SmokeResult, SmokeStatus
+from gpudoctor.workloads.children import child_env, signal_name
 
 TAIL_LINES = 20
 RESULT_FILE = "result.json"
@@ -38,18 +38,6 @@ def worker_argv(request: CaseRequest, result_file: str) -> list[str]:
     for path in request.weights:
         argv += ["--weights", path]
     return argv
-
-
-def child_env() -> dict[str, str]:
-    env = dict(os.environ)
-    env.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")  # TensorFlow's C++ INFO/WARNING spam
-    env.setdefault("PYTHONUNBUFFERED", "1")
-    # OpenMP threads that spin while waiting burn a busy host's cores for nothing: measured on 2 loaded cores, ten
-    # MobileNet training steps took 16 s of CPU with spinning threads and 2 s without.
-    env.setdefault("OMP_WAIT_POLICY", "PASSIVE")
-    # PYTHONPATH stays the user's: the child imports the framework the user's Python imports, and this same gpudoctor
-    # through child_start (which loads it from its own directory, in front of nothing).
-    return env
 
 
 def _is_noise(line: str) -> bool:
@@ -111,7 +99,7 @@ def judge_child(request: CaseRequest, spawned: SpawnResult, text: str | None, ta
     rc = spawned.returncode
     assert rc is not None
     if rc != 0:
-        how = f"child died with {_signal_name(-rc)}" if rc < 0 else f"child exited with status {rc}"
+        how = f"child died with {signal_name(-rc)}" if rc < 0 else f"child exited with status {rc}"
         if result is None:
             return failed(f"{how} without writing a result{last}")
         # A result followed by a crash is not a pass: the process that trained did not end cleanly. Keep its numbers.
@@ -140,10 +128,3 @@ def parse_result(text: str, request: CaseRequest) -> tuple[SmokeResult | None, s
     if (result.framework, result.test) != (request.framework, request.test):
         return None, f"it answers for {result.framework.short} {result.test}, not {request.framework.short} {request.test}"
     return result, None
-
-
-def _signal_name(number: int) -> str:
-    try:
-        return signal.Signals(number).name
-    except ValueError:
-        return f"signal {number}"

@@ -11,6 +11,7 @@ from dataclasses import asdict, dataclass, field, fields
 from typing import Any
 
 from gpudoctor.matrix.framework import Framework
+from gpudoctor.workloads import CaseFailed, NoDevice  # noqa: F401 - where verify's modules import them from
 
 VERIFY_SCHEMA = "gpudoctor.verify/1"
 WORKER_SCHEMA = "gpudoctor.verify.worker/1"
@@ -152,11 +153,3 @@ class CaseRequest:
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "framework", _framework(self.framework))
-
-
-class NoDevice(Exception):
-    """The requested device is not there (``--device cuda`` on a machine without one): a failed test, no traceback."""
-
-
-class CaseFailed(Exception):
-    """A case that cannot go on (e.g. a --weights file that does not fit): a failed test with this message."""

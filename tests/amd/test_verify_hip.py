@@ -9,7 +9,7 @@ torch = pytest.importorskip("torch", reason="PyTorch is not installed: resolve_d
 
 from gpudoctor.verify import ran_on  # noqa: E402
 from gpudoctor.verify.model import SmokeResult, SmokeStatus  # noqa: E402
-from gpudoctor.verify.torch_cases import device  # noqa: E402
+from gpudoctor.workloads import torch_device as device  # noqa: E402
 from tests.verify.fake_cuda import FakeTorchCuda, Gpu  # noqa: E402
 
 MI300X = Gpu("AMD Instinct MI300X", (9, 4))  # torch.cuda.get_device_capability on ROCm: gfx942 -> (9, 4)

@@ -17,14 +17,14 @@ from gpudoctor.bench import BenchOptions, run_bench
 from gpudoctor.bench.across import measure_allreduce, measure_across
 from gpudoctor.bench.interconnect import judge, peer_links
 from gpudoctor.bench.model import WORKER_SCHEMA, BenchReport, Interconnect, ToolVerdict, report_from_dict, to_dict
+from gpudoctor.bench.nvidia_tools import probe_nvidia_tools
 from gpudoctor.bench.tool_verdicts import parse_all_reduce_perf, parse_dcgmi_diag, parse_nvbandwidth
-from gpudoctor.bench.topology import parse_topo_links
 from gpudoctor.matrix import load_matrix
-from gpudoctor.multigpu.model import ALLREDUCE_SCHEMA
-from gpudoctor.probes.nvidia_tools import probe_nvidia_tools
 from gpudoctor.render.bench_html import to_html
 from gpudoctor.render.bench_text import to_text
 from gpudoctor.runner import CommandResult, SpawnResult
+from gpudoctor.topology_text import parse_topo_links
+from gpudoctor.workloads.allreduce import ALLREDUCE_SCHEMA
 from tests.conftest import needs
 from tests.fakes import FakeRunner
 
@@ -113,7 +113,7 @@ class FakeLaunch:
                 json.dump({"schema": WORKER_SCHEMA, "device": device, "device_name": "NVIDIA H100 80GB HBM3",
                            "done": True, "measurements": [{"name": "matmul-bf16", "value": 700.0}]}, f)  # fmt: skip
             return SpawnResult(argv, 0, wall_s=10.0)
-        assert argv[1:4] == ("-m", "torch.distributed.run", "--standalone") and "--allreduce-only" in argv, argv
+        assert argv[1:4] == ("-m", "torch.distributed.run", "--standalone") and "gpudoctor.workloads.allreduce_worker" in argv, argv
         if self.hang:
             return SpawnResult(argv, None, timed_out=True, wall_s=timeout)
         if self.busbw is not None:

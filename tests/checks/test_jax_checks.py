@@ -7,7 +7,7 @@ import pytest
 from gpudoctor.checks import run_checks
 from gpudoctor.matrix import load_matrix
 from gpudoctor.model import Driver, Facts, Frameworks, Gpu, Host, JaxBuild, Section, Severity, Symptom
-from gpudoctor.probes.jax import PLUGIN_NAMES, jax_build
+from gpudoctor.jax_builds import PLUGIN_NAMES, jax_build
 
 MATRIX = load_matrix()
 ABSENT_PLUGINS = {name: None for name in PLUGIN_NAMES}

@@ -8,7 +8,7 @@ import json
 import os
 from typing import Callable, Mapping, Sequence
 
-from gpudoctor.multigpu.model import RANK_SCHEMA, RankResult
+from gpudoctor.verify.multigpu.model import RANK_SCHEMA, RankResult
 from gpudoctor.runner import SpawnResult
 
 SHA = "81776414463928685479fb58f78192a18c2b446079c90f67ee3de334dd8fd14d"
@@ -42,7 +42,7 @@ class FakeTorchrun:
               on_line: Callable[[str], None] | None = None) -> SpawnResult:  # fmt: skip
         argv = tuple(argv)
         assert argv[1:4] == ("-m", "torch.distributed.run", "--standalone"), argv
-        assert "gpudoctor.multigpu.rank_worker" in argv
+        assert "gpudoctor.verify.multigpu.rank_worker" in argv
         self.calls.append((argv, dict(env or {})))
         ranks, timed_out, lines = self.behave(env or {})
         directory = argv[argv.index("--result-dir") + 1]

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from gpudoctor.multigpu import assess
-from gpudoctor.multigpu.model import Launch
+from gpudoctor.verify.multigpu import assess
+from gpudoctor.verify.multigpu.model import Launch
 from gpudoctor.verify.model import SmokeStatus
 from tests.conftest import needs
 from tests.multigpu.fakes import nccl_lines, rank

@@ -6,9 +6,9 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from gpudoctor.bench.topology import p2p_expectation, parse_topo_links, parse_topo_p2p
-from gpudoctor.multigpu import launch as launch_mod
-from gpudoctor.multigpu.model import RankResult
+from gpudoctor.topology_text import p2p_expectation, parse_topo_links, parse_topo_p2p
+from gpudoctor.verify.multigpu import launch as launch_mod
+from gpudoctor.verify.multigpu.model import RankResult
 from gpudoctor.probes.p2p import probe_p2p_status
 from gpudoctor.verify.model import SmokeStatus
 from tests.multigpu.fakes import FakeTorchrun, nccl_lines, rank

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from gpudoctor.bench.allreduce import algorithm_bandwidth, bus_bandwidth
-from gpudoctor.multigpu import plan, visible_gpu_count
+from gpudoctor.workloads.bandwidth import algorithm_bandwidth, bus_bandwidth
+from gpudoctor.verify.multigpu import plan, visible_gpu_count
 
 
 def test_more_than_one_gpu_runs_nccl_by_default_and_one_gpu_does_not():

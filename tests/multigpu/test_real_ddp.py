@@ -10,8 +10,8 @@ import pytest
 from click.testing import CliRunner
 
 from gpudoctor.cli import main
-from gpudoctor.multigpu.launch import run_ddp
-from gpudoctor.multigpu.model import FAULT_ENV
+from gpudoctor.verify.multigpu.launch import run_ddp
+from gpudoctor.verify.multigpu.model import FAULT_ENV
 from gpudoctor.verify.model import SmokeStatus
 from tests.conftest import needs
 

@@ -15,8 +15,8 @@ from click.testing import CliRunner
 
 from gpudoctor.cli import main
 from gpudoctor.matrix.framework import Framework
-from gpudoctor.multigpu import tf_launch
-from gpudoctor.multigpu.model import RANK_SCHEMA, RankResult
+from gpudoctor.verify.multigpu import tf_launch
+from gpudoctor.verify.multigpu.model import RANK_SCHEMA, RankResult
 from gpudoctor.runner import SpawnResult
 from gpudoctor.verify import run_verify
 from gpudoctor.verify.model import SmokeStatus, VerifyOptions
@@ -43,7 +43,7 @@ class FakeWorker:
     def spawn(self, argv: Sequence[str], timeout: float, env: Mapping[str, str] | None = None,
               on_line: Callable[[str], None] | None = None) -> SpawnResult:  # fmt: skip
         argv = tuple(argv)
-        assert argv[1].endswith("child_start.py") and argv[2] == "gpudoctor.multigpu.tf_worker", argv
+        assert argv[1].endswith("child_start.py") and argv[2] == "gpudoctor.verify.multigpu.tf_worker", argv
         self.calls.append(argv)
         path = argv[argv.index("--result") + 1]
         if self.raw is not None or self.replicas:

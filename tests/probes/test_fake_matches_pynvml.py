@@ -12,6 +12,7 @@ import pynvml
 import pytest
 
 from gpudoctor.probes import nvml as probe
+from gpudoctor.probes import nvml_calls
 from tests.probes.fake_pynvml import FakeNvml
 
 PROBE_SOURCE = Path(probe.__file__).read_text()
@@ -47,7 +48,7 @@ def test_the_fake_covers_every_call_of_the_probe():
     assert set(CALLED) - {"nvmlShutdown"} <= set(FAKE_FUNCTIONS) | {"nvmlShutdown"}
 
 
-@pytest.mark.parametrize("name, value", sorted(probe._DEFAULTS.items()))
+@pytest.mark.parametrize("name, value", sorted(nvml_calls._DEFAULTS.items()))
 def test_fallback_constants_are_pynvmls_values(name, value):
     assert getattr(pynvml, name) == value
 

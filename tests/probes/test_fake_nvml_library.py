@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from gpudoctor.probes.smi import parse_nvidia_smi_xml
+from gpudoctor.smi_xml import parse_nvidia_smi_xml
 from tests.conftest import FACTS_DIR
 from tests.fake_nvml_lib import SONAME, CannotBuild, build
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from gpudoctor.render.escape import fence, markdown, text
+from gpudoctor.escape import fence, markdown, text
 
 
 @pytest.mark.parametrize("raw, shown", [

@@ -16,7 +16,7 @@ import h5py  # noqa: E402
 import keras  # noqa: E402
 from keras.src.legacy.saving import legacy_h5_format  # noqa: E402
 
-from gpudoctor.verify import weights  # noqa: E402
+from gpudoctor.workloads import weights  # noqa: E402
 from gpudoctor.verify.tf_cases import device, training  # noqa: E402
 
 

@@ -56,7 +56,7 @@ def test_frozen_detects_a_moved_backbone_and_an_idle_head():
 
 def test_data_is_seeded_and_follows_its_rule():
     np = pytest.importorskip("numpy", reason="numpy is not installed: the data is generated in the worker, with numpy")
-    from gpudoctor.verify import data
+    from gpudoctor.workloads import data
 
     x1, y1 = data.cnn_data(64, seed=5)
     x2, y2 = data.cnn_data(64, seed=5)

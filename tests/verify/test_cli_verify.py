@@ -19,7 +19,7 @@ def test_importing_the_cli_loads_no_framework():
     code = (
         "import sys\n"
         "import gpudoctor.cli, gpudoctor.cli.verify_cmd, gpudoctor.verify, gpudoctor.verify.child, gpudoctor.runner, "
-        "gpudoctor.verify.render, gpudoctor.verify.weights, gpudoctor.verify.assess, gpudoctor.verify.model\n"
+        "gpudoctor.verify.render, gpudoctor.workloads.weights, gpudoctor.verify.assess, gpudoctor.verify.model\n"
         "from gpudoctor.cli import main\n"
         "main.get_command(None, 'verify')\n"
         "heavy = sorted(m for m in ('torch', 'tensorflow', 'keras', 'torchvision', 'numpy') if m in sys.modules)\n"

@@ -22,8 +22,9 @@ from tests.verify.helpers import ROOT
 
 torch = pytest.importorskip("torch")
 
-from gpudoctor.verify import data  # noqa: E402
-from gpudoctor.verify.torch_cases import checks, device, models, training  # noqa: E402
+from gpudoctor.workloads import data  # noqa: E402
+from gpudoctor.verify.torch_cases import checks, training  # noqa: E402
+from gpudoctor.workloads import torch_device as device, torch_models as models  # noqa: E402
 
 
 # --- mixed precision: one policy for both frameworks -------------------------------------------------------------
@@ -214,7 +215,7 @@ def test_tensorflow_peak_memory_and_amp_dtypes():
 
 _TF_SCRIPT = """
 import json
-from gpudoctor.verify import data
+from gpudoctor.workloads import data
 from gpudoctor.verify.tf_cases import checks, device, models
 dev, _ = device.resolve_device("cpu")
 x, y = data.cnn_data(16, seed=1)

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from gpudoctor.verify import weights
+from gpudoctor.workloads import weights
 from tests.verify.helpers import subprocess_cli
 
 

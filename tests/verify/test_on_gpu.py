@@ -12,9 +12,10 @@ torch = pytest.importorskip("torch")
 
 pytestmark = [pytest.mark.gpu, pytest.mark.skipif(not torch.cuda.is_available(), reason="no CUDA GPU is visible")]
 
-from gpudoctor.verify import data  # noqa: E402
+from gpudoctor.workloads import data  # noqa: E402
 from gpudoctor.verify.model import SmokeStatus  # noqa: E402
-from gpudoctor.verify.torch_cases import checks, device, models  # noqa: E402
+from gpudoctor.verify.torch_cases import checks  # noqa: E402
+from gpudoctor.workloads import torch_device as device, torch_models as models  # noqa: E402
 
 
 def test_torch_device_and_peak_memory_on_the_real_gpu():

@@ -13,7 +13,7 @@ torch = pytest.importorskip("torch")
 
 from gpudoctor.verify import DEVICE_PATTERN, _place  # noqa: E402
 from gpudoctor.verify.model import NoDevice, SmokeResult, SmokeStatus  # noqa: E402
-from gpudoctor.verify.torch_cases import device as dev  # noqa: E402
+from gpudoctor.workloads import torch_device as dev  # noqa: E402
 from tests.verify.fake_cuda import FakeTf, FakeTorchCuda, Gpu  # noqa: E402
 
 

@@ -42,7 +42,7 @@ def test_torch_cache_path_is_where_torchvision_looks(tmp_path, monkeypatch):
     import torch.hub
     from torchvision.models import MobileNet_V3_Small_Weights
 
-    from gpudoctor.verify import weights
+    from gpudoctor.workloads import weights
 
     monkeypatch.setenv("TORCH_HOME", str(tmp_path))
     expected = Path(torch.hub.get_dir()) / "checkpoints" / MobileNet_V3_Small_Weights.IMAGENET1K_V1.url.rsplit("/", 1)[1]
@@ -50,7 +50,7 @@ def test_torch_cache_path_is_where_torchvision_looks(tmp_path, monkeypatch):
 
 
 def test_keras_cache_path_respects_keras_home(tmp_path, monkeypatch):
-    from gpudoctor.verify import weights
+    from gpudoctor.workloads import weights
 
     monkeypatch.setenv("KERAS_HOME", str(tmp_path))
     assert weights.keras_cache_path() == tmp_path / "models" / "mobilenet_v2_weights_tf_dim_ordering_tf_kernels_0.35_96_no_top.h5"

@@ -38,8 +38,8 @@ def _model_step(device: torch.device, batch: int):
     import torch
     from torch import nn
 
-    from gpudoctor.verify import data  # numpy, like torch, is only imported in the child
-    from gpudoctor.verify.torch_cases.models import Cnn, images
+    from gpudoctor.workloads import data  # numpy, like torch, is only imported in the child
+    from gpudoctor.workloads.torch_models import Cnn, images
 
     torch.manual_seed(0)
     model = Cnn().to(device)
@@ -72,7 +72,7 @@ def _fits(device: torch.device, batch: int) -> bool:
     import torch
     from torch import nn
 
-    from gpudoctor.verify.torch_cases.models import Cnn
+    from gpudoctor.workloads.torch_models import Cnn
 
     model = opt = x = y = None
     try:

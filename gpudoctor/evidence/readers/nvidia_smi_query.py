@@ -26,7 +26,7 @@ def read(document: Document) -> Iterator[Observation]:
 
 
 def _xml(document: Document, start: int) -> Iterator[Observation]:
-    from ...probes.smi import parse_nvidia_smi_xml
+    from ...smi_xml import parse_nvidia_smi_xml
 
     end = next((n for n, line in document.numbered() if n >= start and "</nvidia_smi_log>" in line), None)
     if end is None:

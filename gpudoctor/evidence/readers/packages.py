@@ -84,7 +84,7 @@ def _absent(document: Document) -> Iterator[Observation]:
 
 def _jax(seen: list[Observation]) -> Iterator[Observation]:
     """A package list that names jaxlib also says which CUDA plugin is installed: the one it lists, or none."""
-    from ...probes.jax import PLUGIN_NAMES, jax_build
+    from ...jax_builds import PLUGIN_NAMES, jax_build
 
     listed = {o.key.split(".", 1)[1]: (o.value, o.line) for o in seen if o.key.startswith("python_packages.")}
     if "jaxlib" not in listed:

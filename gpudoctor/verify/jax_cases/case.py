@@ -8,7 +8,8 @@ from typing import Any
 import jax
 import numpy as np
 
-from gpudoctor.verify import assess, data, weights
+from gpudoctor.verify import assess
+from gpudoctor.workloads import data, weights
 from gpudoctor.verify.jax_cases import device as dev
 from gpudoctor.verify.jax_cases import models
 from gpudoctor.verify.jax_cases.training import PLANS, TRANSFER_SIZE, PlacementLog, cross_entropy, evaluate, pretrain, train

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import jax
 
-from gpudoctor.verify.model import NoDevice
+from gpudoctor.workloads import NoDevice
 
 
 def gpus() -> list:

@@ -8,7 +8,7 @@ import jax.numpy as jnp
 import numpy as np
 from jax import lax
 
-from gpudoctor.verify import data
+from gpudoctor.workloads import data
 
 BACKBONE_CHANNELS = (16, 32)  # the transfer backbone: two 3x3 conv layers, each followed by 2x2 max pooling
 BACKBONE_FEATURES = BACKBONE_CHANNELS[-1]

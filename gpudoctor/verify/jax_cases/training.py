@@ -11,7 +11,8 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from gpudoctor.verify import assess, data
+from gpudoctor.verify import assess
+from gpudoctor.workloads import data
 from gpudoctor.verify.jax_cases import models
 from gpudoctor.verify.jax_cases.device import on
 from gpudoctor.verify.training_plan import Progress, TrainingPlan

@@ -10,7 +10,8 @@ import keras
 import numpy as np
 import tensorflow as tf
 
-from gpudoctor.verify import assess, data, weights
+from gpudoctor.verify import assess
+from gpudoctor.workloads import data, weights
 from gpudoctor.verify.model import CaseRequest, SmokeCheck
 from gpudoctor.verify.training_plan import Progress, training_summary
 from gpudoctor.verify.tf_cases import device as devices

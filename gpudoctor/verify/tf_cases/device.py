@@ -7,7 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from gpudoctor.verify.model import NoDevice
+from gpudoctor.workloads import NoDevice
 
 
 def _tensorflow() -> Any:

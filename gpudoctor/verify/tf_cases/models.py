@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import keras
 
-from gpudoctor.verify import data, weights
+from gpudoctor.workloads import data, weights
 
 LOSS = keras.losses.SparseCategoricalCrossentropy(from_logits=True)
 

@@ -14,7 +14,8 @@ import keras
 import numpy as np
 import tensorflow as tf
 
-from gpudoctor.verify import assess, data, weights
+from gpudoctor.verify import assess
+from gpudoctor.workloads import data, weights
 from gpudoctor.verify.training_plan import TrainingPlan, Progress
 from gpudoctor.verify.tf_cases.device import Device
 from gpudoctor.verify.tf_cases.models import LOSS

@@ -9,12 +9,13 @@ from typing import Any
 import torch
 from torch import nn
 
-from gpudoctor.verify import assess, data, weights
+from gpudoctor.verify import assess
+from gpudoctor.workloads import data, weights
 from gpudoctor.verify.model import CaseRequest, SmokeCheck
 from gpudoctor.verify.training_plan import Progress, training_summary
-from gpudoctor.verify.torch_cases import device as dev
+from gpudoctor.workloads import torch_device as dev
 from gpudoctor.verify.torch_cases.checks import agreement_check, amp_check, placement_check
-from gpudoctor.verify.torch_cases.models import Cnn, Lstm, Transfer, images
+from gpudoctor.workloads.torch_models import Cnn, Lstm, Transfer, images
 from gpudoctor.verify.torch_cases.training import PLANS, TRANSFER_SIZE, PlacementLog, evaluate, pretrain, train
 
 

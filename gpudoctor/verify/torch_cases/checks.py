@@ -11,7 +11,7 @@ from torch import nn
 
 from gpudoctor.verify import assess
 from gpudoctor.verify.model import SmokeCheck, SmokeStatus
-from gpudoctor.verify.torch_cases.device import amp_dtypes, compute_capability, exact_fp32, same_device
+from gpudoctor.workloads.torch_device import amp_dtypes, compute_capability, exact_fp32, same_device
 from gpudoctor.verify.torch_cases.training import PlacementLog
 
 AMP_DTYPES = {"fp16": torch.float16, "bf16": torch.bfloat16}

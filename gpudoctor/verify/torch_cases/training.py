@@ -9,10 +9,11 @@ from typing import Callable
 import torch
 from torch import nn
 
-from gpudoctor.verify import assess, data
+from gpudoctor.verify import assess
+from gpudoctor.workloads import data
 from gpudoctor.verify.training_plan import TrainingPlan, Progress
-from gpudoctor.verify.torch_cases.device import same_device, sync
-from gpudoctor.verify.torch_cases.models import Transfer, images
+from gpudoctor.workloads.torch_device import same_device, sync
+from gpudoctor.workloads.torch_models import Transfer, images
 
 PLANS = {
     "cnn": TrainingPlan(steps=40, batch=64, lr=2e-3, eval_n=512, target=assess.LearnTarget(min_drop=0.5, min_accuracy=0.6)),

@@ -7,7 +7,7 @@ from __future__ import annotations
 import dataclasses
 import math
 
-from gpudoctor.multigpu.model import Launch, RankResult
+from gpudoctor.verify.multigpu.model import Launch, RankResult
 from gpudoctor.verify import assess as verify_assess
 from gpudoctor.verify.model import SmokeCheck, SmokeResult, SmokeStatus
 

@@ -9,7 +9,9 @@ import time
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from gpudoctor.bench.allreduce import algorithm_bandwidth, bus_bandwidth
+from gpudoctor.workloads.bandwidth import algorithm_bandwidth, bus_bandwidth
+
+ALLREDUCE_SCHEMA = "gpudoctor.multigpu.allreduce/1"  # bench's all-reduce launch: rank 0's figure (allreduce_worker)
 
 if TYPE_CHECKING:  # annotations only: this module runs in bench's child, and importing it loads no framework
     import torch

@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from typing import Mapping
 
-from ..model import JaxBuild
+from .model import JaxBuild
 
 PLUGIN_MAJORS = ("13", "12")  # the order jax tries them in
 PLUGIN_NAMES = tuple(f"jax-cuda{major}-{kind}" for major in PLUGIN_MAJORS for kind in ("plugin", "pjrt"))

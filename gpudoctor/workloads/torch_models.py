@@ -6,7 +6,7 @@ import numpy as np
 import torch
 from torch import nn
 
-from gpudoctor.verify import data, weights
+from gpudoctor.workloads import data, weights
 
 IMAGENET_MEAN = (0.485, 0.456, 0.406)
 IMAGENET_STD = (0.229, 0.224, 0.225)

@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from gpudoctor.matrix.framework import Framework
-from gpudoctor.verify.model import CaseFailed
+from gpudoctor.workloads import CaseFailed
 
 FALLBACK_NOTE = "no pretrained weights available offline: using a backbone pretrained here on synthetic data"
 

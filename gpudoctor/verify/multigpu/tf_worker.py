@@ -1,6 +1,6 @@
 """``verify --multi-gpu --framework tf``: TensorFlow's MirroredStrategy over N devices, in one child process:
 
-    python -m gpudoctor.multigpu.tf_worker --replicas N --where gpu|cpu --result FILE [--steps S]
+    python -m gpudoctor.verify.multigpu.tf_worker --replicas N --where gpu|cpu --result FILE [--steps S]
 
 On GPUs the strategy mirrors the model on the first N visible GPUs (NCCL all-reduce); on the CPU the one physical
 CPU is first split into N logical devices (tf.config.set_logical_device_configuration), which MirroredStrategy
@@ -25,8 +25,8 @@ os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")  # before the import: TF's C+
 import numpy as np  # noqa: E402
 import tensorflow as tf  # noqa: E402
 
-from gpudoctor.multigpu.model import RANK_SCHEMA, RankResult  # noqa: E402
-from gpudoctor.verify import data  # noqa: E402
+from gpudoctor.verify.multigpu.model import RANK_SCHEMA, RankResult  # noqa: E402
+from gpudoctor.workloads import data  # noqa: E402
 from gpudoctor.verify.tf_cases.models import LOSS, cnn_model  # noqa: E402
 from gpudoctor.verify.tf_cases.training import PLANS  # noqa: E402
 
@@ -34,7 +34,7 @@ PLAN = PLANS["cnn"]
 
 
 def parse(argv: list[str] | None) -> argparse.Namespace:
-    p = argparse.ArgumentParser(prog="gpudoctor.multigpu.tf_worker")
+    p = argparse.ArgumentParser(prog="gpudoctor.verify.multigpu.tf_worker")
     p.add_argument("--replicas", type=int, required=True)
     p.add_argument("--where", choices=["gpu", "cpu"], required=True)
     p.add_argument("--result", required=True)

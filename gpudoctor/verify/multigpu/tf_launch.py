@@ -1,4 +1,4 @@
-"""The parent side of ``verify --multi-gpu --framework tf``: one child (gpudoctor.multigpu.tf_worker) runs
+"""The parent side of ``verify --multi-gpu --framework tf``: one child (gpudoctor.verify.multigpu.tf_worker) runs
 MirroredStrategy over N devices through the runner's streaming spawn with a timeout, writes its replicas' results to
 a private directory, and assess.judge judges them like DDP's ranks. TensorFlow is imported only in that child."""
 
@@ -11,10 +11,10 @@ import shutil
 import tempfile
 
 from gpudoctor import child_start
-from gpudoctor.multigpu import assess
-from gpudoctor.multigpu.model import RANK_SCHEMA, Launch, RankResult
+from gpudoctor.verify.multigpu import assess
+from gpudoctor.verify.multigpu.model import RANK_SCHEMA, Launch, RankResult
 from gpudoctor.runner import Spawner, SubprocessRunner
-from gpudoctor.verify.child import child_env
+from gpudoctor.workloads.children import child_env
 from gpudoctor.verify.model import SmokeResult
 
 TAIL_LINES = 40
@@ -24,7 +24,7 @@ TF_CNN_TARGET = assess.CNN_TARGET
 
 
 def worker_argv(replicas: int, where: str, result: str) -> list[str]:
-    return child_start.argv("gpudoctor.multigpu.tf_worker", "--replicas", str(replicas), "--where", where,
+    return child_start.argv("gpudoctor.verify.multigpu.tf_worker", "--replicas", str(replicas), "--where", where,
                             "--result", result)  # fmt: skip
 
 

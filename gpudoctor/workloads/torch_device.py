@@ -9,7 +9,7 @@ from typing import Any, Iterator
 
 import torch
 
-from gpudoctor.verify.model import NoDevice
+from gpudoctor.workloads import NoDevice
 
 
 _UNSET: Any = object()

@@ -10,7 +10,6 @@ from dataclasses import asdict, dataclass, fields
 from typing import Any
 
 RANK_SCHEMA = "gpudoctor.multigpu.rank/1"
-ALLREDUCE_SCHEMA = "gpudoctor.multigpu.allreduce/1"  # bench's all-reduce-only launch: rank 0's figure
 FAULT_ENV = "GPUDOCTOR_MULTIGPU_FAULT"  # test-only faults of the rank worker (see rank_worker.py)
 
 

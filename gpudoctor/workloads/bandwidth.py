@@ -1,7 +1,7 @@
 """All-reduce bandwidth, by nccl-tests' definitions (https://github.com/NVIDIA/nccl-tests/blob/master/doc/PERFORMANCE.md):
 algorithm bandwidth = bytes / time, and bus bandwidth = algbw * 2(n-1)/n for all-reduce, the factor that makes the
 figure comparable with the hardware's link speed whatever the number of ranks. Pure arithmetic (no torch): the timing
-is measures/allreduce.py, run inside verify --multi-gpu's torchrun children."""
+is workloads/allreduce.py, run inside verify --multi-gpu's torchrun children."""
 
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
 """One rank of ``verify --multi-gpu``, started by torchrun's standalone mode (it sets RANK, LOCAL_RANK, WORLD_SIZE):
 
-    python -m torch.distributed.run --standalone --nproc-per-node N -m gpudoctor.multigpu.rank_worker \
+    python -m torch.distributed.run --standalone --nproc-per-node N -m gpudoctor.verify.multigpu.rank_worker \
         --backend nccl|gloo --result-dir DIR [--steps S] [--allreduce-mib M]
 
 Trains the verify CNN under DistributedDataParallel, each rank on its own shard of the synthetic data, and writes
@@ -29,22 +29,21 @@ import torch.distributed as dist
 from torch import nn
 from torch.nn.parallel import DistributedDataParallel
 
-from gpudoctor.multigpu.model import ALLREDUCE_SCHEMA, FAULT_ENV, RANK_SCHEMA, RankResult
-from gpudoctor.verify import data
-from gpudoctor.verify.torch_cases.models import Cnn, images
+from gpudoctor.verify.multigpu.model import FAULT_ENV, RANK_SCHEMA, RankResult
+from gpudoctor.workloads import data
+from gpudoctor.workloads.torch_models import Cnn, images
 from gpudoctor.verify.torch_cases.training import PLANS, evaluate
 
 PLAN = PLANS["cnn"]
 
 
 def parse(argv: list[str] | None) -> argparse.Namespace:
-    p = argparse.ArgumentParser(prog="gpudoctor.multigpu.rank_worker")
+    p = argparse.ArgumentParser(prog="gpudoctor.verify.multigpu.rank_worker")
     p.add_argument("--backend", required=True, choices=["nccl", "gloo"])
     p.add_argument("--result-dir", required=True)
     p.add_argument("--steps", type=int, default=PLAN.steps)
     p.add_argument("--allreduce-mib", type=int, default=0, help="0: no all-reduce bandwidth measurement")
     p.add_argument("--collective-timeout", type=float, default=120.0)
-    p.add_argument("--allreduce-only", action="store_true", help="bench: only the all-reduce bandwidth, no training")
     return p.parse_args(argv)
 
 
@@ -118,7 +117,7 @@ def run(args: argparse.Namespace) -> RankResult:
     dist.all_gather(gathered, torch.tensor([p_norm], dtype=torch.float64, device=device))
     figure = None
     if args.allreduce_mib > 0:
-        from gpudoctor.bench.measures.allreduce import measure
+        from gpudoctor.workloads.allreduce import measure
 
         figure = measure(device, args.allreduce_mib * 1024 * 1024, iterations=20 if device.type == "cuda" else 5)
     dist.barrier()
@@ -140,34 +139,9 @@ def write(result_dir: str, result: RankResult) -> None:
     os.replace(path + ".partial", path)
 
 
-def allreduce_only(args: argparse.Namespace) -> None:
-    """bench across devices: join the group, time the all-reduce, rank 0 writes DIR/allreduce.json (no training)."""
-    from gpudoctor.bench.measures.allreduce import measure
-
-    rank, local_rank = int(os.environ["RANK"]), int(os.environ["LOCAL_RANK"])
-    device = torch.device(f"cuda:{local_rank}") if args.backend == "nccl" else torch.device("cpu")
-    if device.type == "cuda":
-        torch.cuda.set_device(device)
-    else:
-        torch.set_num_threads(1)
-    dist.init_process_group(args.backend, timeout=datetime.timedelta(seconds=args.collective_timeout))
-    figure = measure(device, max(args.allreduce_mib, 1) * 1024 * 1024, iterations=20 if device.type == "cuda" else 5)
-    dist.barrier()
-    dist.destroy_process_group()
-    if rank == 0:
-        path = os.path.join(args.result_dir, "allreduce.json")
-        with open(path + ".partial", "w", encoding="utf-8") as f:
-            json.dump({"schema": ALLREDUCE_SCHEMA, "ranks": figure.ranks, "bytes": figure.nbytes, "seconds": figure.seconds,
-                       "algbw_gbs": figure.algbw_gbs, "busbw_gbs": figure.busbw_gbs}, f)  # fmt: skip
-        os.replace(path + ".partial", path)
-
-
 def main(argv: list[str] | None = None) -> int:
     args = parse(argv)
-    if args.allreduce_only:
-        allreduce_only(args)
-    else:
-        write(args.result_dir, run(args))
+    write(args.result_dir, run(args))
     sys.stdout.flush()
     sys.stderr.flush()
     os._exit(0)  # as verify's worker: skip framework teardown, known to crash after the result is safe

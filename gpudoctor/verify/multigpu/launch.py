@@ -9,36 +9,22 @@ import collections
 import json
 import os
 import shutil
-import sys
 import tempfile
 
-from gpudoctor import child_start
-from gpudoctor.multigpu import assess
-from gpudoctor.multigpu.model import RANK_SCHEMA, Launch, RankResult
 from gpudoctor.runner import Spawner, SubprocessRunner
-from gpudoctor.verify.child import child_env
 from gpudoctor.verify.model import SmokeResult
+from gpudoctor.verify.multigpu import assess
+from gpudoctor.verify.multigpu.model import RANK_SCHEMA, Launch, RankResult
+from gpudoctor.workloads import torchrun
+from gpudoctor.workloads.torchrun import launch_env
 
 TAIL_LINES = 200  # enough to hold NCCL's init lines of a few ranks; the report shows the last NCCL ones
 ALLREDUCE_MIB = {"nccl": 256, "gloo": 4}  # nccl-tests' large-message end on GPUs; small on a shared CPU
 
 
 def torchrun_argv(nproc: int, backend: str, result_dir: str, timeout_s: float) -> list[str]:
-    # Each rank runs child_start.py (a script, as torchrun runs it: python -u SCRIPT ARGS), which imports this gpudoctor.
-    return [sys.executable, "-m", "torch.distributed.run", "--standalone", "--nproc-per-node", str(nproc),
-            "--max-restarts", "0", *child_start.argv("gpudoctor.multigpu.rank_worker")[1:], "--backend", backend,
-            "--result-dir", result_dir, "--allreduce-mib", str(ALLREDUCE_MIB[backend]),
-            "--collective-timeout", f"{max(timeout_s, 1.0):g}"]  # fmt: skip
-
-
-def launch_env(backend: str, p2p_disabled: bool) -> dict[str, str]:
-    env = child_env()
-    if backend == "nccl":
-        env.setdefault("NCCL_DEBUG", "INFO")  # the tail of a hang says where NCCL stopped
-        if p2p_disabled:
-            env["NCCL_P2P_DISABLE"] = "1"
-    env.setdefault("OMP_NUM_THREADS", "1")  # torchrun would set it and warn; the ranks share the cores
-    return env
+    return torchrun.command(nproc, "gpudoctor.verify.multigpu.rank_worker", backend, result_dir, ALLREDUCE_MIB[backend],
+                            timeout_s)
 
 
 def launch(nproc: int, backend: str, timeout_s: float, spawner: Spawner, p2p_disabled: bool = False) -> Launch:
