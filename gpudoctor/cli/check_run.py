@@ -51,7 +51,7 @@ def _facts(from_paths: tuple[Path, ...], deep: bool):
 
         return collect(deep=deep), "this machine"
     from ..evidence import read_many
-    from ..evidence.source import read_input
+    from ..input_text import read_input
 
     inputs = [read_input(path) for path in from_paths]
     facts = read_many(inputs)

@@ -188,7 +188,7 @@ def _target(request: EnvRequest, matrix: Any, probe: Callable[[], Any] | None):
 
     python = request.python.strip() if request.python is not None else None
     if request.snapshot:
-        from gpudoctor.evidence.source import read_input
+        from gpudoctor.input_text import read_input
         from gpudoctor.snapshot import facts_from_json
 
         try:  # bounded, as check --from reads: /dev/zero or a FIFO must not fill memory

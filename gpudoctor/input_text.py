@@ -5,7 +5,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from ..errors import SnapshotError
+from .errors import SnapshotError
 
 # Reading stops here: /dev/zero or a runaway log must not exhaust memory. Larger inputs are cut, and the report says so.
 MAX_INPUT_BYTES = 64 * 1024 * 1024
