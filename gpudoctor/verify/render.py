@@ -63,7 +63,7 @@ def to_text(report: VerifyReport, verbose: bool = False, unicode: bool = True) -
 
 def shown(value: str) -> str:
     """A path from the child, as one line of plain text (untrusted: it can hold any character)."""
-    from gpudoctor.render.escape import text
+    from gpudoctor.escape import text
 
     return text(value)
 
