@@ -14,7 +14,7 @@ from typing import Callable, NoReturn, TypeVar
 T = TypeVar("T")
 
 # The subcommands (gpudoctor.cli.group loads them); each keeps its own table of compiled dataclass methods
-COMMAND_NAMES = ("check", "env", "verify", "matrix", "bench", "fleet")
+COMMAND_NAMES = ("check", "env", "verify", "matrix", "bench", "fleet", "triage")
 
 
 def __getattr__(name: str):
