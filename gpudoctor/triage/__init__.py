@@ -40,10 +40,9 @@ def triage(inputs: list[tuple[str, str]], matrix: object, only_when_sure: bool =
     if suspect is None:
         return Triage(Outcome.NOTHING, report)
     printed = support.printed(observations)
-    doubt, commands = _doubt(observations, printed, report, suspect, judge)
+    doubt, commands, shown = _doubt(observations, printed, report, suspect, judge)
     if doubt is None:
-        necessary = support.minimal(printed, suspect.id, judge)
-        return Triage(Outcome.CAUSE, report, suspect, _quote(necessary, inputs), _missing(report))
+        return Triage(Outcome.CAUSE, report, suspect, _quote(shown, inputs), _missing(report))
     outcome = Outcome.UNSURE if only_when_sure else Outcome.ASK
     return Triage(outcome, report, None, (), _missing(report), doubt, commands)
 
@@ -55,22 +54,24 @@ def _suspect(report: Report) -> Finding | None:
     return next((f for f in candidates if f.id == lead), None)
 
 
-def _doubt(observations, printed, report: Report, suspect: Finding, judge) -> tuple[str | None, tuple[str, ...]]:
-    """Why the suspected cause may not be named (None when it may), and the commands whose output would settle it."""
+def _doubt(observations, printed, report: Report, suspect: Finding, judge):
+    """Why the suspected cause may not be named (None when it may), the commands whose output would settle it, and
+    the printed facts it rests on."""
     if suspect.severity < NAMED_SEVERITY:
-        return "what the report shows may go wrong, but not why the GPU does not work", (SETTLING_COMMANDS[suspect.section],)
+        return "what the report shows may go wrong, but not why the GPU does not work", (SETTLING_COMMANDS[suspect.section],), []
     if not support.reaches(judge(printed), suspect.id):
-        stated = [o for o in observations if o.stated]
-        needed = support.minimal(observations, suspect.id, judge) if stated else []
+        needed = support.minimal(observations, suspect.id, judge)
         sections = [section_of(g[0].key) for g in needed if support.first(g).stated] or [suspect.section]
         return ("it rests on what the report states in words or in the issue form, not on output a command printed",
-                _unique(SETTLING_COMMANDS[s] for s in sections))
-    touching = support.touching(observations, report.facts.contradictions or (), suspect.id, judge)
+                _unique(SETTLING_COMMANDS[s] for s in sections), [])
+    shown = support.minimal(printed, suspect.id, judge)
+    contradictions = report.facts.contradictions or ()
+    touching = support.touching(shown, observations, contradictions, suspect.id, judge)
     if touching:
-        facts = ", ".join(c.fact for c in touching)
+        facts = ", ".join(dict.fromkeys(c.fact for c in touching))
         return (f"the pasted outputs disagree about {facts}",
-                _unique(SETTLING_COMMANDS[section_of(c.fact)] for c in touching))
-    return None, ()
+                _unique(SETTLING_COMMANDS[section_of(c.fact)] for c in touching), [])
+    return None, (), shown
 
 
 def _quote(necessary, inputs: list[tuple[str, str]]) -> tuple[QuotedLine, ...]:

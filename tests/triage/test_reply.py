@@ -106,9 +106,19 @@ def test_touching_sees_a_contradiction_the_cause_depends_on():
     judge = support.judge_with(MATRIX, "x")
     lost = Contradiction("frameworks.torch.version", "2.6.0+cpu", "collect_env, line 1", "2.6.0+cu126", "pip list, line 9")
     unrelated = Contradiction("host.python", "3.11", "collect_env, line 2", "3.12", "pip list, line 1")
-    found = [f.id for f in judge(observations).findings]
-    assert support.touching(observations, [unrelated], found[0], judge) == []
-    assert support.touching(observations, [lost], found[0], judge) == [lost]
+    found = [f.id for f in judge(observations).findings if f.severity >= 2]
+    shown = support.minimal(observations, found[0], judge)
+    assert support.touching(shown, observations, [unrelated], found[0], judge) == []
+    assert support.touching(shown, observations, [lost], found[0], judge) == [lost]
+
+
+def test_the_smallest_support_keeps_only_what_the_cause_needs():
+    observations = [Observation("frameworks.torch.version", "2.6.0+cpu", 1, "collect_env"),
+                    Observation("host.python", "3.11.4", 2, "collect_env"),
+                    Observation("host.os", "Ubuntu 22.04", 3, "collect_env")]
+    judge = support.judge_with(MATRIX, "x")
+    cause = next(f.id for f in judge(observations).findings if f.severity >= 2)
+    assert [g[0].key for g in support.minimal(observations, cause, judge)] == ["frameworks.torch.version"]
 
 
 def test_no_cause_is_posted_on_a_healthy_development_thread():
