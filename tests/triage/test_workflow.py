@@ -154,3 +154,13 @@ def test_the_maintainers_label_triages_again_and_is_taken_off(tmp_path):
 
 def test_any_other_label_runs_nothing(tmp_path):
     assert run_job("issues-labeled-other.json", tmp_path)["ran"] is False
+
+
+def test_zizmor_finds_nothing_even_pedantic():
+    zizmor = shutil.which("zizmor") or str(Path(sys.executable).parent / "zizmor")
+    if not Path(zizmor).exists():
+        pytest.skip("zizmor is not installed (pip install -e '.[dev]')")
+    done = subprocess.run([zizmor, "--offline", "--persona=pedantic", str(WORKFLOW)], capture_output=True, text=True,
+                          timeout=120)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "No findings" in done.stdout
