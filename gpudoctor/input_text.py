@@ -11,8 +11,9 @@ from .errors import SnapshotError
 MAX_INPUT_BYTES = 64 * 1024 * 1024
 
 
-def read_input(path: Path) -> tuple[str, str]:
-    """(text, origin name). SnapshotError, one line, when it cannot be read."""
+def read_input(path: Path, allow_empty: bool = False) -> tuple[str, str]:
+    """(text, origin name). SnapshotError, one line, when it cannot be read (or is empty, unless ``allow_empty``:
+    an issue opened with no body is still an issue)."""
     if str(path) == "-":
         data, origin = sys.stdin.buffer.read(MAX_INPUT_BYTES + 1), "standard input"
     else:
@@ -23,6 +24,8 @@ def read_input(path: Path) -> tuple[str, str]:
         except OSError as exc:
             raise SnapshotError(f"cannot read {path}: {exc.strerror or exc}") from None
     if not data.strip():
+        if allow_empty:
+            return "", origin
         raise SnapshotError(f"{origin} is empty: give a snapshot or paste the output of collect_env, nvidia-smi, ...")
     if data.count(b"\x00") > len(data) // 100:
         raise SnapshotError(f"{origin} is binary data, not text: give a snapshot or pasted command output")

@@ -259,6 +259,25 @@ def check_cases(rng: random.Random, snapshots: list, n: int) -> list[Case]:
     return cases
 
 
+def triage_cases(rng: random.Random, n: int) -> list[Case]:
+    """Issue bodies for `gpudoctor triage`: a real broken report (pytorch/pytorch#150733's collect_env) with hostile
+    text in its lines and between them, so that the reply quotes it back. Markers that start a new line are left
+    out: a body's own lines are lines (quoted inside a fence), not forged ones."""
+    body = json.loads((REPO / "tests/data/github-events/issues-opened-broken.json").read_text(encoding="utf-8"))["issue"]["body"]
+    inline = [m for m in MARKED + ODD if "\n" not in m and "\r" not in m]
+    cases = []
+    for _ in range(n):
+        lines = body.splitlines()
+        for _ in range(rng.randint(1, 6)):
+            i = rng.randrange(len(lines))
+            text = "".join(rng.choice(inline) for _ in range(rng.randint(1, 4)))
+            lines[i] = lines[i] + text if rng.random() < 0.6 else text + lines[i]
+        content = "\n".join(lines)
+        cases.append(Case("triage", ["triage", "in.md", *rng.choice([[], ["--only-when-sure"]])],
+                          lambda d, c=content: _write(d / "in.md", c), markdown=True, codes=frozenset({0, 2, 4, 5, 6})))
+    return cases
+
+
 def matrix_cases(rng: random.Random, n: int) -> list[Case]:
     fixed = ["", "-", "9" * 5000, "1." + "9" * 5000, "r" + "9" * 5000, "gfx" + "9" * 5000, "sm_86", "cu121", "RTX",
              "a" * 100_000, "\x1b[31m\nFORGED", "6.4\x00", "r36.4.3\u202e", "%s", ".*", "(", "[", "\\"]

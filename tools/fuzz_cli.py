@@ -51,7 +51,7 @@ def markdown_problems(md: str) -> list[str]:
         if fence:
             fence = None if line == fence else fence
             continue
-        opening = re.fullmatch(r"( *`{3,})sh", line)
+        opening = re.fullmatch(r"( *`{3,})(?:sh|text)", line)  # the commands, and the lines a triage reply quotes
         if opening:
             fence = opening.group(1)
             continue
@@ -59,9 +59,9 @@ def markdown_problems(md: str) -> list[str]:
             continue
         if re.match(r"^ {0,3}#+ .*(FORGED|FUZZ)", line):
             problems.append("heading from input")
-        # "  - see <https://...>" is the renderer's own autolink for a fix's page (a URL from gpudoctor's code or
+        # "  - see <https://...>" (a triage reply: "See <https://...>") is the renderer's own autolink for a fix's page (a URL from gpudoctor's code or
         # matrix, never from the input): not markup from the input
-        prose = re.sub(r"^  - see <https://[^<>\s]+>$", "", line)
+        prose = re.sub(r"^(?:  - see|See) <https://[^<>\s]+>$", "", line)
         if re.search(r"(?<!\\)\]\(", prose) or re.search(r"(?<!\\)<[A-Za-z!/]", prose):
             problems.append("link/image/HTML from input")
         if "@fuzzmention" in line:
@@ -96,7 +96,7 @@ def classify(case: Case, rc: int | None, out: str, err: str, workdir: Path, befo
         if html_problems(page):
             found.append("html")
             details += html_problems(page)
-    if case.markdown and rc in (0, 1) and markdown_problems(out):
+    if case.markdown and (rc in (0, 1) or (case.surface == "triage" and rc == 4)) and markdown_problems(out):
         found.append("markdown")
         details += [line for line in out.splitlines() if markdown_problems(line) and not line.startswith("    ")][:3]
     for name, content in before.items():
@@ -144,7 +144,8 @@ def build_cases(count: int, seed: int, only: set[str] | None) -> list[Case]:
     snapshots = fuzz_cases.snapshot_examples(max(count, 10), seed)
     base = fuzz_cases.base_report()
     cases = (fuzz_cases.fleet_cases(rng, base, snapshots, count) + fuzz_cases.bench_cases(rng, count)
-             + fuzz_cases.check_cases(rng, snapshots, count) + fuzz_cases.matrix_cases(rng, count // 2))
+             + fuzz_cases.check_cases(rng, snapshots, count) + fuzz_cases.matrix_cases(rng, count // 2)
+             + fuzz_cases.triage_cases(rng, count))
     return [c for c in cases if only is None or c.surface in only]
 
 
@@ -154,7 +155,7 @@ def main() -> int:
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--jobs", type=int, default=2)
     parser.add_argument("--timeout", type=float, default=20)
-    parser.add_argument("--only", help="comma-separated surfaces: fleet, bench, snapshot, paste, matrix")
+    parser.add_argument("--only", help="comma-separated surfaces: fleet, bench, snapshot, paste, matrix, triage")
     parser.add_argument("--log", type=Path, help="write every outcome as JSON lines here")
     args = parser.parse_args()
     cases = build_cases(args.cases, args.seed, set(args.only.split(",")) if args.only else None)

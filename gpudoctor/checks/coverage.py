@@ -9,6 +9,16 @@ from ._facts import gpu_presence, torch_build_kind
 
 _BY_SEVERITY = {Severity.OK: Status.OK, Severity.INFO: Status.NOTE, Severity.WARNING: Status.WARNING, Severity.ERROR: Status.ERROR}
 PASTE_HINT = "paste `nvidia-smi` and `python -m torch.utils.collect_env`, or run gpudoctor check on that machine"
+# For each section, the one command whose output settles it when it could not be judged (a triage reply asks for it).
+SETTLING_COMMANDS = {
+    Section.GPU: "nvidia-smi",
+    Section.CUDA: "nvcc --version",
+    Section.CUDNN: "pip list | grep nvidia",
+    Section.TORCH: "python -m torch.utils.collect_env",
+    Section.TENSORFLOW: "python -c \"import tensorflow as tf; print(tf.__version__, tf.sysconfig.get_build_info())\"",
+    Section.JAX: "pip list | grep jax",
+    Section.ENVIRONMENT: "python -c \"import platform, sys; print(platform.platform(), sys.version)\"",
+}
 
 
 def section_status(section: Section, findings: tuple[Finding, ...], facts: Facts, crashed: bool = False) -> SectionResult:

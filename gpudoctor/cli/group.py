@@ -18,6 +18,7 @@ _COMMANDS = {
     "matrix": ("gpudoctor.cli.matrix_cmd", "matrix", "Show and query the compatibility matrix."),
     "bench": ("gpudoctor.cli.bench_cmd", "bench", "Measure the GPU (matmul, memory, PCIe, training step) against its spec."),
     "fleet": ("gpudoctor.cli.fleet_cmd", "fleet", "Diagnose many nodes (Slurm srun, or a directory of reports): failures, findings, drift."),
+    "triage": ("gpudoctor.cli.triage_cmd", "triage", "Reply to a bug report: the cause when pasted output shows it, else what to paste."),
 }
 
 # click's own ways out (usage errors, --help, ctrl-C): click reports them, the last net in ``guarded`` lets them pass
