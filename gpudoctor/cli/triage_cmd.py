@@ -32,7 +32,7 @@ def triage(issue: Path, only_when_sure: bool, id_file: Path | None) -> None:
       6  nothing to say (no machine output in the text, or nothing wrong in it): nothing printed
       2  bad usage or unreadable input; 3 gpudoctor itself failed"""
     from ..errors import MatrixError, SnapshotError
-    from ..evidence.source import read_input
+    from ..input_text import read_input
     from ..render.reply import render_reply
     from ..triage import Outcome
     from ..triage import triage as decide
