@@ -154,14 +154,28 @@ def solve_for(facts: Facts, matrix: "Matrix", framework: str, version: str | Non
     """(the build to install on THIS machine, or None; the NoFit explanation when there is none)."""
     from ..matrix.solver import NoFit, solve, target_from_facts
 
+    # Every finding's fix asks this of the same facts: solve once per (facts, matrix, framework, version). The memo
+    # holds the last facts judged only (the same object, not an equal one), so nothing stale is ever answered.
+    memo = _SOLVED.get("memo")
+    if memo is None or memo[0] is not facts or memo[1] is not matrix:
+        memo = (facts, matrix, {})
+        _SOLVED["memo"] = memo
+    answers = memo[2]
+    if (framework, version) in answers:
+        return answers[(framework, version)]
     target = target_from_facts(facts, matrix)
     try:
-        return solve(matrix, target, framework, version), None
+        answer: tuple[Choice | None, str | None] = (solve(matrix, target, framework, version), None)
     except NoFit as exc:
         text = str(exc)
         if exc.suggestion:
             text += f": {exc.suggestion}"
-        return None, text
+        answer = (None, text)
+    answers[(framework, version)] = answer
+    return answer
+
+
+_SOLVED: dict = {}  # "memo" -> (facts, matrix, {(framework, version): answer}) of the facts judged last
 
 
 def install_fix(facts: Facts, matrix: "Matrix | None", framework: str, summary: str, extra: str | None = None,

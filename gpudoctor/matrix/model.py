@@ -9,6 +9,7 @@ arch_support, ...), rows (the release dataclasses) and framework (Framework).
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import TYPE_CHECKING, Mapping
 
 from .arch import TEGRA_CCS, ArchEntry, arch_summary, arch_support, cc_tuple, parse_arch
@@ -219,18 +220,48 @@ class Matrix:
     # -- GPUs ---------------------------------------------------------------------------------------------------
 
     def gpu_by_name(self, name: str) -> GpuModel | None:
-        """nvidia-smi-style product name -> its row: "NVIDIA GeForce RTX 4090", "Tesla V100-SXM2-16GB", "RTX 4090"."""
-        tokens = name_tokens(name)
-        if not tokens:
-            return None
-        best: tuple[int, GpuModel] | None = None
-        for model in self.gpus:
-            for candidate in model.names:
-                cand = name_tokens(candidate)
-                if cand and tokens[: len(cand)] == cand and (best is None or len(cand) > best[0]):
-                    best = (len(cand), model)
-        return best[1] if best else None
+        """nvidia-smi-style product name -> its row: "NVIDIA GeForce RTX 4090", "Tesla V100-SXM2-16GB", "RTX 4090".
+
+        The GPU table is tokenised once per Matrix and each asked name is remembered (up to _GPU_MEMO_SIZE names), so
+        a snapshot of 1,000 GPUs asks in time linear in its GPUs, not in GPUs x table rows (issue 23)."""
+        memo = self._gpu_memo
+        if name in memo:
+            return memo[name]
+        found = _match_gpu(self._gpu_name_table, name)
+        if len(memo) < _GPU_MEMO_SIZE:  # untrusted text may name many GPUs: the memo stays bounded
+            memo[name] = found
+        return found
+
+    @cached_property
+    def _gpu_name_table(self) -> tuple[tuple[tuple[str, ...], GpuModel], ...]:
+        """Every (name tokens, row) of the GPU table, longest first, in the table's order within a length: the first
+        whose tokens start the asked name's is the longest match, and the earliest row of that length, as before."""
+        rows = [(name_tokens(candidate), model) for model in self.gpus for candidate in model.names]
+        return tuple(sorted(((cand, model) for cand, model in rows if cand), key=lambda row: -len(row[0])))
+
+    @cached_property
+    def _gpu_memo(self) -> dict[str, GpuModel | None]:
+        return {}
+
+    def __getstate__(self) -> dict:
+        """The fields only: the lookup caches above are rebuilt in each process, never pickled (matrix.cache)."""
+        return {k: v for k, v in self.__dict__.items() if k not in ("_gpu_name_table", "_gpu_memo")}
 
     def gpu_compute_capability(self, name: str) -> str | None:
         model = self.gpu_by_name(name)
         return model.cc if model else None
+
+
+_GPU_MEMO_SIZE = 4096
+
+
+def _match_gpu(table: tuple[tuple[tuple[str, ...], GpuModel], ...], name: str) -> GpuModel | None:
+    """The row of the longest table name whose words start ``name``'s words (the first such row on a tie)."""
+    tokens = name_tokens(name)
+    if not tokens:
+        return None
+    for cand, model in table:
+        if tokens[: len(cand)] == cand:
+            return model
+    return None
+
