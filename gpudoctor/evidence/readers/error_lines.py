@@ -44,13 +44,25 @@ def read(document: Document, table: SignatureTable | None = None) -> Iterator[Ob
     keywords = table.keyword_filter
     lines = document.lines
     hit = [keywords.search(line) is not None for line in lines] + [False]
+    # Which signatures a line can match, found from the keywords in it (each signature lists its keywords): one pass
+    # over the table's few distinct keywords per line instead of one per signature, in the table's order (issue 23).
+    by_keyword: dict[str, list[int]] = {}
+    for index, signature in enumerate(table.signatures):
+        for k in signature.keywords:
+            by_keyword.setdefault(k, []).append(index)
+    every_keyword = tuple(by_keyword)
+
+    def candidates(text: str) -> list[Signature]:
+        found = {i for k in every_keyword if k in text for i in by_keyword[k]}
+        return [table.signatures[i] for i in sorted(found)]
+
     for number, line in document.numbered():
         if not hit[number - 1] and not hit[number]:
             continue
         matched_families: set[str] = set()
         matched = False
-        for signature in table.signatures if hit[number - 1] else ():
-            if signature.family in matched_families or not any(k in line for k in signature.keywords):
+        for signature in candidates(line) if hit[number - 1] else ():
+            if signature.family in matched_families:
                 continue
             m = signature.regex.search(line)
             if m:
@@ -63,8 +75,8 @@ def read(document: Document, table: SignatureTable | None = None) -> Iterator[Ob
         # Messages wrap ("...driver on your\nsystem is too old (found version 12040)"): try the line joined to the
         # next, keeping only matches that start on this line and need the next (which is tried on its own in turn).
         joined = f"{line.rstrip()} {lines[number].strip()}"
-        for signature in table.signatures:
-            if signature.family in matched_families or not any(k in joined for k in signature.keywords):
+        for signature in candidates(joined):
+            if signature.family in matched_families:
                 continue
             m = signature.regex.search(joined)
             if m and m.start() < len(line) and m.end() > len(line.rstrip()) and not signature.regex.search(lines[number]):
