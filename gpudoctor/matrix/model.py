@@ -169,7 +169,19 @@ class Matrix:
             want = series(version)
         except ValueError:
             return None
-        return next((r for r in self.torch if r.series == want), None)
+        return self._release_index[0].get(want)
+
+    @cached_property
+    def _release_index(self) -> tuple[dict[str, TorchRelease], dict[str, TfRelease]]:
+        """Series -> the first torch and TensorFlow row of that series, built once per Matrix: every check of every
+        node asks, and a fleet judges thousands of snapshots (issue 23)."""
+        torch: dict[str, TorchRelease] = {}
+        tf: dict[str, TfRelease] = {}
+        for row in self.torch:
+            torch.setdefault(row.series, row)
+        for tf_row in self.tensorflow:
+            tf.setdefault(tf_row.series, tf_row)
+        return torch, tf
 
     def torch_build(self, version: str, cuda: str | None = None) -> tuple[TorchRelease, TorchVariant] | None:
         """The release and variant of an installed torch: "2.7.1+cu128" (or "2.6.0" with cuda "12.4")."""
@@ -197,7 +209,7 @@ class Matrix:
             want = series(version)
         except ValueError:
             return None
-        return next((r for r in self.tensorflow if r.series == want), None)
+        return self._release_index[1].get(want)
 
     def newest_tf(self) -> TfRelease:
         return self.tensorflow[-1]
@@ -245,7 +257,7 @@ class Matrix:
 
     def __getstate__(self) -> dict:
         """The fields only: the lookup caches above are rebuilt in each process, never pickled (matrix.cache)."""
-        return {k: v for k, v in self.__dict__.items() if k not in ("_gpu_name_table", "_gpu_memo")}
+        return {k: v for k, v in self.__dict__.items() if k not in _CACHES}
 
     def gpu_compute_capability(self, name: str) -> str | None:
         model = self.gpu_by_name(name)
@@ -253,6 +265,7 @@ class Matrix:
 
 
 _GPU_MEMO_SIZE = 4096
+_CACHES = ("_gpu_name_table", "_gpu_memo", "_release_index")  # Matrix's cached lookups (never pickled)
 
 
 def _match_gpu(table: tuple[tuple[tuple[str, ...], GpuModel], ...], name: str) -> GpuModel | None:
