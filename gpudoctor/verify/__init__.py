@@ -98,8 +98,9 @@ class Listener:
 
 def run_verify(options: VerifyOptions, listener: Listener | None = None,
                spawner: Spawner | None = None) -> VerifyReport:  # fmt: skip
-    """Run every selected case, one child process at a time (through ``spawner``, the runner's streaming spawn
-    unless a test passes a fake), and collect the results."""
+    """Run every selected case, one child process per framework (through ``spawner``, the runner's streaming spawn
+    unless a test passes a fake; a test that fails takes its child with it and the tests after it get a fresh
+    one), and collect the results in the registry's order."""
     from gpudoctor.verify import child
 
     from gpudoctor.multigpu import plan
@@ -110,24 +111,39 @@ def run_verify(options: VerifyOptions, listener: Listener | None = None,
     distributed = Framework.TORCH in options.frameworks or Framework.TENSORFLOW in options.frameworks
     multi = plan(options.multi_gpu, options.nproc, options.gpus) if distributed else None
     single = () if options.multi_gpu is True or options.nproc is not None else cases(options.frameworks, options.tests)
-    for case in single:
-        listener.started(case)
-        why = missing_reason(case)
-        if why is not None:
+    children = 0
+    for framework in FRAMEWORKS:
+        # One child per framework: its runnable tests share the import and the device's initialisation; a test
+        # that cannot run here is skipped without a child.
+        runnable: list[Case] = []
+        for case in (c for c in single if c.framework is framework):
+            why = missing_reason(case)
+            if why is None:
+                runnable.append(case)
+                continue
+            listener.started(case)
             result = SmokeResult(case.framework, case.test, SmokeStatus.SKIPPED, reason=why)
-        else:
-            request = CaseRequest(case.framework, case.test, options.device, options.amp, options.weights)
-            result = child.run_case(
-                request, options.timeout_s, lambda done, total, phase, c=case: listener.progress(c, done, total, phase),
-                spawner,
-            )
-        results.append(result)
-        listener.finished(case, result)
+            results.append(result)
+            listener.finished(case, result)
+        if not runnable:
+            continue
+        requests = [CaseRequest(c.framework, c.test, options.device, options.amp, options.weights) for c in runnable]
+        ran = child.run_framework(
+            requests, options.timeout_s,
+            lambda r: listener.started(Case(r.framework, r.test)),
+            lambda r, done, total, phase: listener.progress(Case(r.framework, r.test), done, total, phase),
+            spawner,
+        )  # fmt: skip
+        children += ran.children
+        for case, result in zip(runnable, ran.results):
+            listener.finished(case, result)
+        results += ran.results
+    results.sort(key=lambda r: [(c.framework, c.test) for c in single].index((r.framework, r.test)))
     if multi is not None and Framework.TORCH in options.frameworks:
         results.append(_run_ddp(multi, options, listener, spawner))
     if multi is not None and Framework.TENSORFLOW in options.frameworks:
         results.append(_run_mirrored(multi, options, listener, spawner))
-    return VerifyReport(options, tuple(results), wall_s=time.perf_counter() - start)
+    return VerifyReport(options, tuple(results), wall_s=time.perf_counter() - start, children=children)
 
 
 def _run_ddp(multi: MultiGpuPlan, options: VerifyOptions, listener: Listener, spawner: Spawner | None) -> SmokeResult:
