@@ -15,7 +15,8 @@ from pathlib import Path
 import pytest
 
 from gpudoctor.bench.assess import REALISTIC_GFLOP_PER_IMAGE, judge, realistic_speedup
-from gpudoctor.bench.measures.realistic import _settled, train_flops_per_image
+from gpudoctor.bench.measures.realistic import train_flops_per_image
+from gpudoctor.bench.measures.timing import settled
 from gpudoctor.bench.model import DeviceResult, GpuState, Measurement
 from gpudoctor.matrix import load_matrix
 from gpudoctor.render.bench_text import to_text
@@ -108,7 +109,7 @@ def test_a_gpu_without_a_spec_row_still_gets_its_speedup_and_no_finding():
     assert judged[0].value == pytest.approx(50.0) and judged[0].ratio is None and findings == ()
 
 
-@pytest.mark.parametrize("times, settled", [([1.0] * 4, False), ([1.0, 1.01, 0.995, 1.0, 1.015], True),
+@pytest.mark.parametrize("times, expected", [([1.0] * 4, False), ([1.0, 1.01, 0.995, 1.0, 1.015], True),
                                             ([1.0, 1.2, 0.9, 1.0, 1.1], False), ([5.0, 1.0, 1.0, 1.01, 1.0, 0.995], True)])  # fmt: skip
-def test_a_measurement_stops_once_its_spread_is_small(times, settled):
-    assert _settled(times) is settled
+def test_a_measurement_stops_once_its_spread_is_small(times, expected):
+    assert settled(times) is expected

@@ -12,7 +12,7 @@ from __future__ import annotations
 import time
 from typing import TYPE_CHECKING
 
-from gpudoctor.bench.measures.timing import Context, sync
+from gpudoctor.bench.measures.timing import Context, settled, sync
 from gpudoctor.bench.model import Measurement
 
 if TYPE_CHECKING:  # annotations only: this module runs in bench's child, and importing it loads no framework
@@ -134,7 +134,7 @@ def _gpu_step(ctx: Context, name: str, bf16: bool, precision: str) -> list[Measu
             _sample(ctx.device, clocks, utilisation)  # the GPU is busy with the step just queued
             end.synchronize()
             times.append(start.elapsed_time(end) / 1000.0)
-            if _settled(times):
+            if ctx.quick and settled(times):  # --quick: stop once the runs agree
                 break
     except RuntimeError as exc:
         return [Measurement(name, error=f"{type(exc).__name__}: {(str(exc).splitlines() or [''])[0][:200]}")]
@@ -158,15 +158,6 @@ def _sample(device: torch.device, clocks: list[int], utilisation: list[int]) -> 
         utilisation.append(int(torch.cuda.utilization(device)))
     except Exception:  # noqa: BLE001 - pynvml missing or refusing: unknown, not an error
         pass
-
-
-def _settled(times: list[float]) -> bool:
-    """Five or more runs whose spread (max-min of the last five) is within 3% of their median: more runs would not
-    move the median (bench --quick stops here)."""
-    if len(times) < 5:
-        return False
-    last = sorted(times[-5:])
-    return (last[-1] - last[0]) <= 0.03 * last[2]
 
 
 def _cpu_step(ctx: Context, device: torch.device) -> Measurement:
