@@ -126,8 +126,15 @@ class Matrix:
         return self.mvc_floor(major, os) if major >= 11 else self.min_driver(cuda, os)
 
     def cuda_minor_releases(self, cuda: str) -> tuple[CudaRelease, ...]:
-        want = vtuple(cuda)[:2]
-        return tuple(r for r in self.cuda_releases if vtuple(r.version)[:2] == want)
+        return self._cuda_minor_index.get(vtuple(cuda)[:2], ())
+
+    @cached_property
+    def _cuda_minor_index(self) -> dict[tuple[int, ...], tuple[CudaRelease, ...]]:
+        """(major, minor) -> its CUDA releases in the table's order, built once per Matrix (issue 23)."""
+        index: dict[tuple[int, ...], list[CudaRelease]] = {}
+        for r in self.cuda_releases:
+            index.setdefault(vtuple(r.version)[:2], []).append(r)
+        return {k: tuple(v) for k, v in index.items()}
 
     def knows_cuda(self, cuda: str) -> bool:
         return bool(self.cuda_minor_releases(cuda))
@@ -265,7 +272,7 @@ class Matrix:
 
 
 _GPU_MEMO_SIZE = 4096
-_CACHES = ("_gpu_name_table", "_gpu_memo", "_release_index")  # Matrix's cached lookups (never pickled)
+_CACHES = ("_gpu_name_table", "_gpu_memo", "_release_index", "_cuda_minor_index")  # Matrix's cached lookups (never pickled)
 
 
 def _match_gpu(table: tuple[tuple[tuple[str, ...], GpuModel], ...], name: str) -> GpuModel | None:
