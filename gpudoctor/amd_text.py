@@ -91,7 +91,7 @@ def parse_rocm_smi(text: str) -> list[AmdGpuText]:
     """``rocm-smi --showproductname`` (and other ``GPU[n] : Field: value`` lines): card series, GFX version."""
     by_index: dict[int, AmdGpuText] = {}
     for number, line in enumerate(text.splitlines(), 1):
-        m = re.match(_SMI_LINE, line.strip())
+        m = re.match(_SMI_LINE, line.strip()) if "GPU[" in line else None  # the test first: a large paste stays cheap
         if not m:
             continue
         index, key, value = int(m.group(1)), m.group(2).strip().lower(), m.group(3).strip()
@@ -121,9 +121,9 @@ def parse_amd_smi(text: str) -> tuple[list[AmdGpuText], tuple[int, str] | None]:
     rocm: tuple[int, str] | None = None
     current: AmdGpuText | None = None
     for number, line in enumerate(text.splitlines(), 1):
-        if rocm is None and (m := re.search(_AMD_SMI_ROCM, line)):
+        if rocm is None and "ROCm version" in line and (m := re.search(_AMD_SMI_ROCM, line)):
             rocm = (number, m.group(1).rstrip("."))
-        m = re.match(_AMD_SMI_GPU, line)
+        m = re.match(_AMD_SMI_GPU, line) if line.startswith("GPU:") else None  # cheap test first (large pastes)
         if m:
             current = AmdGpuText(int(m.group(1)))
             gpus.append(current)

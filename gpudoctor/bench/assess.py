@@ -28,8 +28,76 @@ def judge(result: DeviceResult, spec: GpuSpec | None, table: GpuSpecTable, state
     speedup = _speedup(result)
     if speedup is not None:
         judged.append(speedup)
+    realistic, realistic_findings = realistic_speedup(result, spec, table.floors.get("realistic_step"), state)
+    judged += realistic
     result = dataclasses.replace(result, spec_name=spec.name if spec else None, judged=tuple(judged), state=state)
-    return dataclasses.replace(result, findings=tuple(findings_for(result, judged, table, state)))
+    return dataclasses.replace(result, findings=tuple(findings_for(result, judged, table, state)) + realistic_findings)
+
+
+# One training step of bench's ResNet-18 shape per 224x224 image: 1.81 G multiply-adds forward, 2 operations each,
+# backward twice the forward (gpudoctor.bench.measures.realistic.train_flops_per_image, kept equal by a test).
+REALISTIC_GFLOP_PER_IMAGE = 10.884
+
+
+def realistic_speedup(result: DeviceResult, spec: GpuSpec | None, floor: float | None,
+                      state: GpuState | None) -> tuple[list[Judged], tuple[BenchFinding, ...]]:  # fmt: skip
+    """The realistic step's verdict: "GPU x times the CPU on a realistic step" with the SM clock and utilisation
+    during it, each precision's share of the GPU's dense peak, and a finding where the GPU reached under ``floor``
+    of that peak -- the figure is then far below what the spec implies against this CPU (a GPU at its floor would
+    be peak x floor / this CPU's rate times faster). On the CPU: what it measured, said to be the CPU's."""
+    cpu = result.measurement("realistic-step-cpu")
+    cpu_ms = cpu.value if cpu is not None and cpu.value else None
+    if result.device == "cpu" or not result.device.startswith(("cuda", "mps", "xpu")):
+        if cpu_ms is None:
+            return [], ()
+        text = (f"Realistic step (ResNet-18 shape, 224x224) ran on the CPU: {cpu_ms:.0f} ms per image "
+                f"({REALISTIC_GFLOP_PER_IMAGE / cpu_ms * 1000:.1f} GFLOPS); no GPU was used, so there is no "
+                f"GPU-vs-CPU figure")  # fmt: skip
+        return [Judged("realistic-cpu", cpu_ms, "ms", text=text)], ()
+    clock = result.measurement("realistic-sm-clock")
+    busy = result.measurement("realistic-utilisation")
+    during = []
+    if clock is not None and clock.value:
+        top = f" of {state.sm_clock_max_mhz}" if state is not None and state.sm_clock_max_mhz else ""
+        during.append(f"SM clock {clock.value:.0f}{top} MHz")
+    if busy is not None and busy.value is not None:
+        during.append(f"utilisation {busy.value:.0f}%")
+    while_ = f" ({', '.join(during)} during it)" if during else " (SM clock and utilisation unknown)"
+    judged: list[Judged] = []
+    low: list[str] = []
+    for name, precision in (("realistic-step", "tf32"), ("realistic-step-bf16", "bf16")):
+        m = result.measurement(name)
+        if m is None or not m.value:
+            continue
+        label = "TF32/fp32" if precision == "tf32" else "bf16"
+        peak = (spec.tflops.get(precision) or spec.tflops.get("fp32")) if spec else None
+        achieved = REALISTIC_GFLOP_PER_IMAGE / m.value  # GFLOP per ms = TFLOPS
+        ratio = achieved / peak if peak else None
+        share = f", {achieved:.1f} TFLOPS = {ratio:.0%} of the {peak:g} TFLOPS dense peak" if ratio is not None else ""
+        if cpu_ms is not None:
+            x = cpu_ms / m.value
+            text = (f"GPU {x:.1f}x the CPU on a realistic step ({label}: ResNet-18 shape, 224x224, {m.value:.3g} ms per "
+                    f"image on the GPU, {cpu_ms:.3g} ms on the CPU{share}){while_}")  # fmt: skip
+            judged.append(Judged(f"{name}-speedup", x, "x", peak, ratio, text))
+        else:
+            text = f"Realistic step ({label}): {m.value:.3g} ms per image on the GPU{share}; the CPU figure is missing{while_}"
+            judged.append(Judged(name, m.value, "ms", peak, ratio, text))
+        if floor is not None and ratio is not None and ratio < floor:
+            implied = f"; at {floor:.0%} of its peak the GPU would be {cpu_ms * peak * floor / REALISTIC_GFLOP_PER_IMAGE:.0f}x the CPU" if cpu_ms else ""
+            low.append(f"{label}: {achieved:.1f} TFLOPS = {ratio:.1%} of the {peak:g} TFLOPS dense peak{implied}")
+    if not low:
+        return judged, ()
+    evidence, fixes = _compute_causes(state, result.pci_bus_id or (result.device.split(":")[1] if ":" in result.device else "0"))
+    extra = []
+    if clock is not None and clock.value and state is not None and state.sm_clock_max_mhz and clock.value < 0.8 * state.sm_clock_max_mhz:
+        extra.append(f"the SM clock was {clock.value:.0f} of {state.sm_clock_max_mhz} MHz during the step: the GPU was held down")
+    if busy is not None and busy.value is not None and busy.value < 60:
+        extra.append(f"the GPU was busy {busy.value:.0f}% of the time during the step: it waited (another process, the "
+                     "CPU launching kernels, a shared or virtualised GPU)")  # fmt: skip
+    finding = BenchFinding("bench-realistic-step-below-spec", "warning",
+                           f"The realistic training step is far below this GPU's spec (under {floor:.0%} of its dense peak)",
+                           tuple(low) + tuple(extra) + evidence, fixes)  # fmt: skip
+    return judged, (finding,)
 
 
 def link_gbs(spec: GpuSpec | None, table: GpuSpecTable, state: GpuState | None) -> tuple[float | None, str]:
@@ -46,7 +114,7 @@ def link_gbs(spec: GpuSpec | None, table: GpuSpecTable, state: GpuState | None) 
 
 
 def _judge_one(m: Measurement, spec: GpuSpec | None, table: GpuSpecTable, state: GpuState | None) -> Judged | None:
-    if m.value is None or m.name in ("cnn-step", "cnn-step-cpu", "largest-batch"):
+    if m.value is None or m.name in ("cnn-step", "cnn-step-cpu", "largest-batch") or m.name.startswith("realistic-"):
         return None
     what = quantity(m.value, m.unit)
     if m.name.startswith("matmul-"):

@@ -31,6 +31,11 @@ MEASUREMENTS = {
     "cnn-step": ("CNN training step", "ms"),
     "cnn-step-cpu": ("CNN training step on the CPU", "ms"),
     "largest-batch": ("largest CNN batch that fits", "samples"),
+    "realistic-step": ("ResNet-18 step per 224x224 image", "ms"),
+    "realistic-step-bf16": ("ResNet-18 step per image, bf16", "ms"),
+    "realistic-step-cpu": ("ResNet-18 step per image on the CPU", "ms"),
+    "realistic-sm-clock": ("SM clock during the ResNet-18 step", "MHz"),
+    "realistic-utilisation": ("GPU utilisation during it", "%"),
 }
 
 

@@ -77,7 +77,18 @@ def registry() -> tuple[RegisteredCheck, ...]:
         pip_messages,
         evidence,
     ]
-    return tuple(RegisteredCheck(fn.__name__, fn, _SECTIONS.get(module.__name__.rsplit(".", 1)[-1])) for module in modules for fn in module.CHECKS)
+    # Built once while the modules' CHECKS stay the same objects (a fleet judges thousands of snapshots; a test that
+    # replaces a module's CHECKS gets a registry of its own).
+    current = tuple(module.CHECKS for module in modules)
+    built = _REGISTRY.get("built")
+    if built is not None and len(built[0]) == len(current) and all(a is b for a, b in zip(built[0], current)):
+        return built[1]
+    checks = tuple(RegisteredCheck(fn.__name__, fn, _SECTIONS.get(module.__name__.rsplit(".", 1)[-1])) for module in modules for fn in module.CHECKS)
+    _REGISTRY["built"] = (current, checks)
+    return checks
+
+
+_REGISTRY: dict = {}  # "built" -> (each module's CHECKS, the registry built from them)
 
 
 # Which section a crashed check leaves unjudged (a module's checks report into this section, mostly).

@@ -7,6 +7,7 @@ import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from ..matrix.versions import try_vtuple
 from ..model import Facts, Fix, Gpu, Section
 
 if TYPE_CHECKING:
@@ -56,8 +57,6 @@ class Build:
 
 
 def vt(text: str | None) -> tuple[int, ...] | None:
-    from ..matrix.model import try_vtuple
-
     return try_vtuple(text)
 
 
@@ -87,6 +86,14 @@ def gpu_name(gpu: Gpu) -> str:
 
 
 def builds(facts: Facts, matrix: "Matrix") -> list[Build]:
+    """The installed builds, found once per facts (every build check asks; see _answers)."""
+    answers = _answers(facts, matrix)
+    if "builds" not in answers:
+        answers["builds"] = tuple(_builds(facts, matrix))
+    return list(answers["builds"])
+
+
+def _builds(facts: Facts, matrix: "Matrix") -> list[Build]:
     out = []
     torch = _torch(facts, matrix)
     if torch:
@@ -154,14 +161,34 @@ def solve_for(facts: Facts, matrix: "Matrix", framework: str, version: str | Non
     """(the build to install on THIS machine, or None; the NoFit explanation when there is none)."""
     from ..matrix.solver import NoFit, solve, target_from_facts
 
+    # Every finding's fix asks this of the same facts: solve once per (facts, matrix, framework, version).
+    answers = _answers(facts, matrix)
+    if (framework, version) in answers:
+        return answers[(framework, version)]
     target = target_from_facts(facts, matrix)
     try:
-        return solve(matrix, target, framework, version), None
+        answer: tuple[Choice | None, str | None] = (solve(matrix, target, framework, version), None)
     except NoFit as exc:
         text = str(exc)
         if exc.suggestion:
             text += f": {exc.suggestion}"
-        return None, text
+        answer = (None, text)
+    answers[(framework, version)] = answer
+    return answer
+
+
+_SOLVED: dict = {}  # "memo" -> (facts, matrix, {question: answer}) of the facts judged last
+
+
+def _answers(facts: Facts, matrix: "Matrix") -> dict:
+    """The memo of what was worked out for these facts and this matrix (issue 23: a snapshot of 1,000 GPUs, and a
+    fleet of 10,000 snapshots). It holds the last facts judged only, kept by identity (the same object, not an
+    equal one), so nothing stale is ever answered."""
+    memo = _SOLVED.get("memo")
+    if memo is None or memo[0] is not facts or memo[1] is not matrix:
+        memo = (facts, matrix, {})
+        _SOLVED["memo"] = memo
+    return memo[2]
 
 
 def install_fix(facts: Facts, matrix: "Matrix | None", framework: str, summary: str, extra: str | None = None,

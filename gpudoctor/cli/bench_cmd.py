@@ -53,7 +53,7 @@ def _read_saved(path: str):
 
 
 @click.command("bench")
-@click.option("--quick", is_flag=True, help="Smaller sizes and fewer runs: under 15 s on a GPU.")
+@click.option("--quick", is_flag=True, help="Fewer measurements and smaller sizes, each stopped once its runs agree (aims at 10 s on a GPU).")
 @click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
 @click.option("--html", "html_file", metavar="FILE", help="Also write a self-contained HTML page with the bars.")
 @click.option("--save", "save_file", metavar="FILE", help="Also save the result as JSON (for --compare).")

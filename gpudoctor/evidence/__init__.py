@@ -37,7 +37,7 @@ def read_many(inputs: list[tuple[str, str]]) -> Facts:
             return facts_from_dict(snapshot, inputs[0][1])
     observations: list[Observation] = []
     for number, (text, origin) in enumerate(inputs):
-        observations += [dataclasses.replace(o, input=number) for o in observations_in(text, origin)]
+        observations += [o if o.input == number else dataclasses.replace(o, input=number) for o in observations_in(text, origin)]
     return merge(observations)
 
 

@@ -154,7 +154,7 @@ def gpu_fit(
     if arch is None:
         rejects.append(f"{label}: its compiled GPU architectures are not known")
         return None
-    covers = {cc: arch_support(arch, cc) for cc in target.compute_capabilities}
+    covers = {cc: arch_support(arch, cc) for cc in dict.fromkeys(target.compute_capabilities)}  # each cc once
     missing = [cc for cc, how in covers.items() if how is None]
     if missing:
         rejects.append(f"{label} has no code for compute capability {', '.join(missing)} (it has {' '.join(arch)})")

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Iterable
 
 from .versions import vtuple
@@ -29,6 +30,7 @@ class ArchEntry:
         return f"{prefix}_{self.cc[0]}{self.cc[1]}{self.suffix}"
 
 
+@lru_cache(maxsize=1024)  # a build's few entries are read for every GPU and every candidate build: read each once
 def parse_arch(entry: str) -> tuple[ArchEntry, ...]:
     """One arch-list entry -> its SASS/PTX targets (empty for an entry it cannot read)."""
     text = entry.strip().lower()

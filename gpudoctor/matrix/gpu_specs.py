@@ -34,7 +34,7 @@ class GpuSpecTable:
     specs: tuple[GpuSpec, ...] = ()
     tensor_min_cc: Mapping[str, str] = field(default_factory=dict)  # precision -> lowest cc with tensor cores for it
     pcie_lane_gbs: Mapping[int, float] = field(default_factory=dict)  # generation -> GB/s per lane per direction
-    floors: Mapping[str, float] = field(default_factory=dict)  # "matmul" | "memory" | "pinned_transfer" | "allreduce"
+    floors: Mapping[str, float] = field(default_factory=dict)  # "matmul" | "memory" | "pinned_transfer" | "allreduce" | "realistic_step"
 
     def for_name(self, product_name: str | None) -> GpuSpec | None:
         """The row whose names include this product name exactly (case and vendor words aside), or None."""
@@ -78,7 +78,7 @@ def parse_spec_table(doc: Mapping[str, Any], reader: Callable[[Mapping[str, Any]
     floors: dict[str, float] = {}
     if top.has("bench"):
         b = top.sub("bench")
-        for key in ("matmul", "memory", "pinned_transfer", "allreduce"):
+        for key in ("matmul", "memory", "pinned_transfer", "allreduce", "realistic_step"):
             value = _number(b, f"{key}_floor")
             if value is not None:
                 if not 0 < value < 1:

@@ -6,6 +6,7 @@ Versions are compared with ``packaging`` (PEP 440): the TensorFlow wheels declar
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -18,9 +19,14 @@ KERAS_FILE = "keras.toml"
 
 def parse_version(text: str | None) -> Version | None:
     """"2.15.0" -> Version; None for None or anything PEP 440 cannot read."""
-    from packaging.version import InvalidVersion, Version
     if not text:
         return None
+    return _parse_version(text)
+
+
+@functools.lru_cache(maxsize=1024)  # Version is immutable; the same few versions are parsed by every keras check
+def _parse_version(text: str) -> Version | None:
+    from packaging.version import InvalidVersion, Version
     try:
         return Version(text.strip())
     except (InvalidVersion, ValueError):  # ValueError: a component longer than int() reads (untrusted text)

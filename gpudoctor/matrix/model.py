@@ -9,6 +9,7 @@ arch_support, ...), rows (the release dataclasses) and framework (Framework).
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import TYPE_CHECKING, Mapping
 
 from .arch import TEGRA_CCS, ArchEntry, arch_summary, arch_support, cc_tuple, parse_arch
@@ -126,8 +127,15 @@ class Matrix:
         return self.mvc_floor(major, os) if major >= 11 else self.min_driver(cuda, os)
 
     def cuda_minor_releases(self, cuda: str) -> tuple[CudaRelease, ...]:
-        want = vtuple(cuda)[:2]
-        return tuple(r for r in self.cuda_releases if vtuple(r.version)[:2] == want)
+        return self._cuda_minor_index.get(vtuple(cuda)[:2], ())
+
+    @cached_property
+    def _cuda_minor_index(self) -> dict[tuple[int, ...], tuple[CudaRelease, ...]]:
+        """(major, minor) -> its CUDA releases in the table's order, built once per Matrix (issue 23)."""
+        index: dict[tuple[int, ...], list[CudaRelease]] = {}
+        for r in self.cuda_releases:
+            index.setdefault(vtuple(r.version)[:2], []).append(r)
+        return {k: tuple(v) for k, v in index.items()}
 
     def knows_cuda(self, cuda: str) -> bool:
         return bool(self.cuda_minor_releases(cuda))
@@ -169,7 +177,19 @@ class Matrix:
             want = series(version)
         except ValueError:
             return None
-        return next((r for r in self.torch if r.series == want), None)
+        return self._release_index[0].get(want)
+
+    @cached_property
+    def _release_index(self) -> tuple[dict[str, TorchRelease], dict[str, TfRelease]]:
+        """Series -> the first torch and TensorFlow row of that series, built once per Matrix: every check of every
+        node asks, and a fleet judges thousands of snapshots (issue 23)."""
+        torch: dict[str, TorchRelease] = {}
+        tf: dict[str, TfRelease] = {}
+        for row in self.torch:
+            torch.setdefault(row.series, row)
+        for tf_row in self.tensorflow:
+            tf.setdefault(tf_row.series, tf_row)
+        return torch, tf
 
     def torch_build(self, version: str, cuda: str | None = None) -> tuple[TorchRelease, TorchVariant] | None:
         """The release and variant of an installed torch: "2.7.1+cu128" (or "2.6.0" with cuda "12.4")."""
@@ -197,7 +217,7 @@ class Matrix:
             want = series(version)
         except ValueError:
             return None
-        return next((r for r in self.tensorflow if r.series == want), None)
+        return self._release_index[1].get(want)
 
     def newest_tf(self) -> TfRelease:
         return self.tensorflow[-1]
@@ -220,18 +240,49 @@ class Matrix:
     # -- GPUs ---------------------------------------------------------------------------------------------------
 
     def gpu_by_name(self, name: str) -> GpuModel | None:
-        """nvidia-smi-style product name -> its row: "NVIDIA GeForce RTX 4090", "Tesla V100-SXM2-16GB", "RTX 4090"."""
-        tokens = name_tokens(name)
-        if not tokens:
-            return None
-        best: tuple[int, GpuModel] | None = None
-        for model in self.gpus:
-            for candidate in model.names:
-                cand = name_tokens(candidate)
-                if cand and tokens[: len(cand)] == cand and (best is None or len(cand) > best[0]):
-                    best = (len(cand), model)
-        return best[1] if best else None
+        """nvidia-smi-style product name -> its row: "NVIDIA GeForce RTX 4090", "Tesla V100-SXM2-16GB", "RTX 4090".
+
+        The GPU table is tokenised once per Matrix and each asked name is remembered (up to _GPU_MEMO_SIZE names), so
+        a snapshot of 1,000 GPUs asks in time linear in its GPUs, not in GPUs x table rows (issue 23)."""
+        memo = self._gpu_memo
+        if name in memo:
+            return memo[name]
+        found = _match_gpu(self._gpu_name_table, name)
+        if len(memo) < _GPU_MEMO_SIZE:  # untrusted text may name many GPUs: the memo stays bounded
+            memo[name] = found
+        return found
+
+    @cached_property
+    def _gpu_name_table(self) -> tuple[tuple[tuple[str, ...], GpuModel], ...]:
+        """Every (name tokens, row) of the GPU table, longest first, in the table's order within a length: the first
+        whose tokens start the asked name's is the longest match, and the earliest row of that length, as before."""
+        rows = [(name_tokens(candidate), model) for model in self.gpus for candidate in model.names]
+        return tuple(sorted(((cand, model) for cand, model in rows if cand), key=lambda row: -len(row[0])))
+
+    @cached_property
+    def _gpu_memo(self) -> dict[str, GpuModel | None]:
+        return {}
+
+    def __getstate__(self) -> dict:
+        """The fields only: the lookup caches above are rebuilt in each process, never pickled (matrix.cache)."""
+        return {k: v for k, v in self.__dict__.items() if k not in _CACHES}
 
     def gpu_compute_capability(self, name: str) -> str | None:
         model = self.gpu_by_name(name)
         return model.cc if model else None
+
+
+_GPU_MEMO_SIZE = 4096
+_CACHES = ("_gpu_name_table", "_gpu_memo", "_release_index", "_cuda_minor_index")  # Matrix's cached lookups (never pickled)
+
+
+def _match_gpu(table: tuple[tuple[tuple[str, ...], GpuModel], ...], name: str) -> GpuModel | None:
+    """The row of the longest table name whose words start ``name``'s words (the first such row on a tie)."""
+    tokens = name_tokens(name)
+    if not tokens:
+        return None
+    for cand, model in table:
+        if tokens[: len(cand)] == cand:
+            return model
+    return None
+

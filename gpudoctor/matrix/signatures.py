@@ -145,31 +145,6 @@ class SignatureTable:
     signatures: tuple[Signature, ...]
     findings: tuple[LogFinding, ...]
 
-    @functools.cached_property
-    def keyword_filter(self) -> re.Pattern[str]:
-        """One regex of every keyword (longest first): most lines of a long log hold none, and re scans them in C."""
-        return re.compile("|".join(re.escape(k) for k in sorted({k for s in self.signatures for k in s.keywords}, key=lambda k: (-len(k), k))))
-
-    @functools.cached_property
-    def by_keyword(self) -> dict[str, tuple[int, ...]]:
-        """keyword -> the positions of the signatures listing it or a keyword inside it (a regex match of a long
-        keyword hides the short ones it contains, so those come with it)."""
-        keywords = {k for s in self.signatures for k in s.keywords}
-        return {k: tuple(sorted(p for p, s in enumerate(self.signatures) if any(inner in k for inner in s.keywords)))
-                for k in keywords}
-
-    def candidates(self, text: str) -> list[Signature]:
-        """The signatures one of whose keywords ``text`` holds, in table order. The scan restarts one character
-        after each match, so overlapping keywords are all found (a shorter keyword at the same start comes with the
-        longer one through ``by_keyword``)."""
-        by_keyword, search = self.by_keyword, self.keyword_filter.search
-        positions: set[int] = set()
-        m = search(text)
-        while m:
-            positions.update(by_keyword[m.group()])
-            m = search(text, m.start() + 1)
-        return [self.signatures[p] for p in sorted(positions)]
-
 
 _KEYS = {"id", "pattern", "keywords", "symptom", "framework", "subject", "facts", "implied", "when", "family", "supports",
          "sources", "must_match", "must_not_match"}

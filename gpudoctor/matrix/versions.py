@@ -30,6 +30,7 @@ def try_vtuple(text: str | None) -> tuple[int, ...] | None:
         return None
 
 
+@functools.lru_cache(maxsize=4096)  # as vtuple: every row's series is asked by every check (issue 23)
 def series(text: str, parts: int = 2) -> str:
     """"2.7.1+cu128" -> "2.7"; "12.8.1" -> "12.8"."""
     return ".".join(str(p) for p in vtuple(text)[:parts])

@@ -92,6 +92,7 @@ def to_html(report: BenchReport) -> str:
         speed = next((j for j in d.judged if j.name == "cnn-speedup"), None)
         if speed is not None:
             out.append(f"<p>{_e(speed.text)}</p>")
+        out += [f"<p>{_e(j.text)}</p>" for j in d.judged if j.name.startswith("realistic-")]
         out += [_finding(f) for f in d.findings]
     out += _across(report)
     out.append("</body></html>")

@@ -65,6 +65,7 @@ def to_text(report: BenchReport, verbose: bool = False, color: bool = False) -> 
         speed = next((j for j in d.judged if j.name == "cnn-speedup"), None)
         if speed is not None:
             parts.append(Text(safe(speed.text)))
+        parts += [Text(safe(j.text)) for j in d.judged if j.name.startswith("realistic-")]
         for f in d.findings:
             parts.append(Text(f"\n{safe(f.severity.upper())} [{safe(f.id)}] {safe(f.title)}"))
             parts += [Text(f"  {safe(e)}") for e in f.evidence]

@@ -129,6 +129,7 @@ class VerifyReport:
     options: VerifyOptions
     results: tuple[SmokeResult, ...]
     wall_s: float | None = None
+    children: int | None = None  # the smoke tests' child processes: one per framework when nothing fails
 
     def count(self, status: SmokeStatus) -> int:
         return sum(1 for r in self.results if r.status is status)

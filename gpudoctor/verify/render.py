@@ -119,6 +119,7 @@ def to_dict(report: VerifyReport) -> dict[str, Any]:
             "skipped": report.count(SmokeStatus.SKIPPED),
             "ok": report.ok,
             "wall_s": report.wall_s,
+            "children": report.children,
         },
         "exit_code": int(exit_code(report)),
     }

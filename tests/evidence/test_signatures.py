@@ -126,9 +126,3 @@ def test_the_whole_table_finds_each_real_line(signature):
         family_first = signature.family and any(
             s.family == signature.family and s.regex.search(line) for s in TABLE.signatures[:TABLE.signatures.index(signature)])
         assert family_first or alone <= together, f"{signature.id}: {line!r}"
-
-
-def test_candidates_are_found_through_overlapping_keywords():
-    line = "E   RuntimeError: Backend 'cuda' failed to initialize: Unable to use CUDA"
-    assert any(s.id == "jax-cuda-backend-failed" for s in TABLE.candidates(line))
-    assert TABLE.candidates("nothing of interest here") == []

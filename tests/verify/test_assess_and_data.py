@@ -137,6 +137,6 @@ def test_renderers_and_exit_code():
     assert text.rstrip().endswith("1 passed, 1 failed, 1 skipped in 1.0s: some tests failed")
     doc = json.loads(to_json(_report(ok, bad, skip)))
     assert doc["schema"] == "gpudoctor.verify/1"
-    assert doc["summary"] == {"passed": 1, "failed": 1, "skipped": 1, "ok": False, "wall_s": 1.0}
+    assert doc["summary"] == {"passed": 1, "failed": 1, "skipped": 1, "ok": False, "wall_s": 1.0, "children": None}
     assert doc["results"][1]["first_loss"] == "nan"  # NaN is not JSON: written as a string
     assert doc["exit_code"] == 1

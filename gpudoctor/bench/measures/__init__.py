@@ -4,6 +4,6 @@ and they import it inside the functions that run there, so importing this packag
 
 from __future__ import annotations
 
-from gpudoctor.bench.measures import matmul, memory, training
+from gpudoctor.bench.measures import matmul, memory, realistic, training
 
-REGISTRY = (("matmul", matmul.run), ("memory", memory.run), ("training", training.run))
+REGISTRY = (("matmul", matmul.run), ("memory", memory.run), ("training", training.run), ("realistic", realistic.run))

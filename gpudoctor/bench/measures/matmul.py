@@ -41,7 +41,7 @@ def _one(ctx: Context, precision: str, name: str) -> Measurement:
         b = torch.randn(n, n, device=ctx.device, generator=gen).to(getattr(torch, _DTYPES[precision]))
         c = torch.empty_like(a)
         timed = time_it(lambda: torch.matmul(a, b, out=c), ctx.device, warmup=2 if ctx.cuda else 1,
-                        min_runs=5 if ctx.cuda else 3, budget_s=0.5 if ctx.quick else 1.5)  # fmt: skip
+                        min_runs=5 if ctx.cuda else 3, budget_s=0.5 if ctx.quick else 1.5, settle=ctx.quick)  # fmt: skip
     except (RuntimeError, TypeError) as exc:
         return Measurement(name, error=f"{type(exc).__name__}: {str(exc).splitlines()[0][:200] if str(exc) else ''}")
     finally:

@@ -16,6 +16,9 @@ def run(ctx: Context) -> list[Measurement]:
     if not ctx.cuda:
         return out + [Measurement(n, skipped="no host-device link: the CPU works in host memory") for n in names]
     for name in names:
+        if ctx.quick and not name.endswith("pinned"):  # only the pinned copies are judged against the link
+            out.append(Measurement(name, skipped="--quick measures the pinned copies only (the ones judged against the link)"))
+            continue
         ctx.progress(name)
         out.append(_transfer(ctx, name))
     return out
@@ -32,7 +35,7 @@ def _device_copy(ctx: Context) -> Measurement:
     try:
         src = torch.ones(mib * _MIB, dtype=torch.uint8, device=ctx.device)
         dst = torch.empty_like(src)
-        timed = time_it(lambda: dst.copy_(src), ctx.device, min_runs=5, budget_s=0.5 if ctx.quick else 1.0)
+        timed = time_it(lambda: dst.copy_(src), ctx.device, min_runs=5, budget_s=0.5 if ctx.quick else 1.0, settle=ctx.quick)
     except RuntimeError as exc:
         return _error("memory-copy", exc)
     gbs = 2 * mib * _MIB / timed.median_s / 1e9  # read + write
@@ -50,9 +53,11 @@ def _transfer(ctx: Context, name: str) -> Measurement:
             host = host.pin_memory()
         dev = torch.empty(mib * _MIB, dtype=torch.uint8, device=ctx.device)
         if name.startswith("h2d"):
-            timed = time_it(lambda: dev.copy_(host, non_blocking=pinned), ctx.device, min_runs=5, budget_s=0.6)
+            timed = time_it(lambda: dev.copy_(host, non_blocking=pinned), ctx.device, min_runs=5, budget_s=0.6,
+                            settle=ctx.quick)  # fmt: skip
         else:
-            timed = time_it(lambda: host.copy_(dev, non_blocking=pinned), ctx.device, min_runs=5, budget_s=0.6)
+            timed = time_it(lambda: host.copy_(dev, non_blocking=pinned), ctx.device, min_runs=5, budget_s=0.6,
+                            settle=ctx.quick)  # fmt: skip
     except RuntimeError as exc:
         return _error(name, exc)
     return Measurement(name, mib * _MIB / timed.median_s / 1e9, f"{mib} MiB, {timed.how()}")

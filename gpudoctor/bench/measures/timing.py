@@ -46,9 +46,23 @@ def sync(device: torch.device) -> None:
         torch.cuda.synchronize(device)
 
 
+SETTLE_RUNS = 5  # the runs whose spread decides that a measurement has settled
+SETTLE_SPREAD = 0.03  # ... when max - min of them is within 3% of their median
+
+
+def settled(times: list[float]) -> bool:
+    """The last SETTLE_RUNS runs agree within SETTLE_SPREAD of their median: more runs would not move the median
+    (bench --quick stops a measurement here instead of filling its time budget)."""
+    if len(times) < SETTLE_RUNS:
+        return False
+    last = sorted(times[-SETTLE_RUNS:])
+    return (last[-1] - last[0]) <= SETTLE_SPREAD * last[SETTLE_RUNS // 2]
+
+
 def time_it(fn: Callable[[], Any], device: torch.device, warmup: int = 2, min_runs: int = 3, max_runs: int = 20,
-            budget_s: float = 1.0) -> Timed:  # fmt: skip
-    """Run fn warm-up times, then at least min_runs and at most max_runs timed runs, stopping once budget_s passed."""
+            budget_s: float = 1.0, settle: bool = False) -> Timed:  # fmt: skip
+    """Run fn warm-up times, then at least min_runs and at most max_runs timed runs, stopping once budget_s passed
+    (or, with ``settle``, as soon as the runs agree: see settled)."""
     import torch
 
     for _ in range(warmup):
@@ -68,4 +82,6 @@ def time_it(fn: Callable[[], Any], device: torch.device, warmup: int = 2, min_ru
             t0 = time.perf_counter()
             fn()
             times.append(time.perf_counter() - t0)
+        if settle and len(times) >= min_runs and settled(times):
+            break
     return Timed(statistics.median(times), len(times), warmup)

@@ -26,8 +26,11 @@ def run(ctx: Context) -> list[Measurement]:
     if ctx.cuda:
         ctx.progress("cnn-step-cpu")
         out.append(_step(ctx, torch.device("cpu"), "cnn-step-cpu"))
-        ctx.progress("largest-batch")
-        out.append(_largest_batch(ctx))
+        if ctx.quick:  # up to 11 steps of huge batches: the longest measurement, and not a health figure
+            out.append(Measurement("largest-batch", skipped="--quick does not search for it (the full run does)"))
+        else:
+            ctx.progress("largest-batch")
+            out.append(_largest_batch(ctx))
     else:
         out.append(Measurement("cnn-step-cpu", skipped="the device is the CPU: cnn-step is the CPU figure"))
         out.append(Measurement("largest-batch", skipped="the CPU shares host memory: no device limit to find"))
@@ -59,10 +62,10 @@ def _step(ctx: Context, device: torch.device, name: str) -> Measurement:
     try:
         step = _model_step(device, BATCH)
         if device.type == "cuda":
-            timed = time_it(step, device, warmup=3, min_runs=10, budget_s=0.5 if ctx.quick else 1.5)
+            timed = time_it(step, device, warmup=3, min_runs=10, budget_s=0.5 if ctx.quick else 1.5, settle=ctx.quick)
         else:
             timed = time_it(step, device, warmup=1, min_runs=2 if ctx.quick else 3, max_runs=10,
-                            budget_s=0.3 if ctx.quick else 2.0)  # fmt: skip
+                            budget_s=0.3 if ctx.quick else 2.0, settle=ctx.quick)  # fmt: skip
     except RuntimeError as exc:
         return Measurement(name, error=f"{type(exc).__name__}: {(str(exc).splitlines() or [''])[0][:200]}")
     return Measurement(name, timed.median_s * 1000, f"batch {BATCH} of 28x28 images, {timed.how()}")

@@ -24,11 +24,11 @@ def read(document: Document) -> Iterator[Observation]:
             and "ROCk module" not in text and "runtime version" not in text and "ROCm version" not in text \
             and "hipError" not in text and "HIP error" not in text:
         return  # none of the formats can be here: keep a large paste cheap
+    amd_smi, rocm = parse_amd_smi(text)  # once: it reads every line
     for gpus, reader in ((parse_rocminfo(text) if "HSA Agents" in text else [], "rocminfo"),
                          (parse_rocm_smi(text), "rocm-smi"),
-                         (parse_amd_smi(text)[0], "amd-smi")):
+                         (amd_smi, "amd-smi")):
         yield from _gpus(gpus, reader)
-    rocm = parse_amd_smi(text)[1]
     if rocm:
         yield Observation("rocm.version", rocm[1], rocm[0], "amd-smi")
     for number, line in document.numbered():

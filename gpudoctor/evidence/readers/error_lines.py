@@ -4,6 +4,7 @@ a line means is data, with its sources and test lines, in the table."""
 
 from __future__ import annotations
 
+import bisect
 import re
 from typing import Iterator
 
@@ -41,15 +42,38 @@ def _observations(signature: Signature, m: re.Match[str], number: int, line: str
 
 def read(document: Document, table: SignatureTable | None = None) -> Iterator[Observation]:
     table = table or load_signatures()
-    keywords = table.keyword_filter
     lines = document.lines
-    hit = [keywords.search(line) is not None for line in lines] + [False]
-    for number, line in document.numbered():
-        if not hit[number - 1] and not hit[number]:
-            continue
+    # The keywords in each line, found by searching the whole text once per keyword (str.find, not a regex per
+    # line): a line without one is skipped, and a line with some is tried only against the signatures that list
+    # them, in the table's order (issue 23: a 1 MB paste in linear, small time).
+    by_keyword: dict[str, list[int]] = {}
+    for index, signature in enumerate(table.signatures):
+        for k in signature.keywords:
+            by_keyword.setdefault(k, []).append(index)
+    present = _keywords_by_line(lines, tuple(by_keyword))
+    spanning = tuple(k for k in by_keyword if " " in k)  # may span a wrapped line's join
+    longest = max((len(k) for k in spanning), default=0)
+
+    # A keyword with spaces at its ends may be in a line yet not in its stripped part of a joined pair: then the
+    # candidates of a join are checked against the joined text as the table states them.
+    padded = any(k != k.strip() for k in by_keyword)
+    memo: dict[frozenset[str], tuple[Signature, ...]] = {}
+
+    def candidates(found: set[str] | frozenset[str], text: str | None = None) -> tuple[Signature, ...]:
+        key = frozenset(found)
+        if key not in memo:
+            memo[key] = tuple(table.signatures[i] for i in sorted({i for k in key for i in by_keyword[k]}))
+        if text is None or not padded:
+            return memo[key]
+        return tuple(sig for sig in memo[key] if any(k in text for k in sig.keywords))
+
+    last = len(lines)
+    wanted = sorted({n for i, found in enumerate(present) if found for n in (i, i + 1) if 1 <= n <= last})
+    for number in wanted:  # 1-based: a line with a keyword, or the line before one
+        line = lines[number - 1]
         matched_families: set[str] = set()
         matched = False
-        for signature in table.candidates(line) if hit[number - 1] else ():
+        for signature in candidates(present[number - 1]) if present[number - 1] else ():
             if signature.family in matched_families:
                 continue
             m = signature.regex.search(line)
@@ -63,7 +87,10 @@ def read(document: Document, table: SignatureTable | None = None) -> Iterator[Ob
         # Messages wrap ("...driver on your\nsystem is too old (found version 12040)"): try the line joined to the
         # next, keeping only matches that start on this line and need the next (which is tried on its own in turn).
         joined = f"{line.rstrip()} {lines[number].strip()}"
-        for signature in table.candidates(joined):
+        joint = len(line.rstrip())  # a keyword across the join lies within its own length of it
+        window = joined[max(0, joint - longest): joint + longest + 1]
+        found = present[number - 1] | present[number] | {k for k in spanning if k in window}
+        for signature in candidates(found, joined):
             if signature.family in matched_families:
                 continue
             m = signature.regex.search(joined)
@@ -71,3 +98,26 @@ def read(document: Document, table: SignatureTable | None = None) -> Iterator[Ob
                 if signature.family:
                     matched_families.add(signature.family)
                 yield from _observations(signature, m, number, joined)
+
+
+_NONE: frozenset[str] = frozenset()
+
+
+def _keywords_by_line(lines: tuple[str, ...], keywords: tuple[str, ...]) -> list[frozenset[str] | set[str]]:
+    """For each line, the keywords it contains (plus an empty entry after the last line)."""
+    text = "\n".join(lines)
+    starts = [0]
+    for line in lines[:-1]:
+        starts.append(starts[-1] + len(line) + 1)
+    present: list[frozenset[str] | set[str]] = [_NONE] * (len(lines) + 1)
+    for k in keywords:
+        if not k or "\n" in k:
+            continue
+        at = text.find(k)
+        while at != -1:
+            number = bisect.bisect_right(starts, at) - 1
+            if present[number] is _NONE:
+                present[number] = set()
+            present[number].add(k)  # type: ignore[union-attr]
+            at = text.find(k, starts[number + 1] if number + 1 < len(starts) else len(text))  # on to the next line
+    return present

@@ -42,17 +42,22 @@ def _stated(key: str, value: object, number: int) -> Observation:
 # A cheap first filter: a line naming none of these says nothing this reader reads (most lines of a long log).
 _ANY = re.compile(r"(?i)tensorflow|\btf\b|torch|windows|ubuntu|wsl|mac|debian|centos|fedora|rtx|gtx|tesla|quadro|"
                   r"\b[ahvtlpk]\d{2,3}\b|a10|cuda|cudnn|python|driver|compute capability")
+_EVERY_KEY = frozenset({"frameworks.torch.version", "frameworks.tensorflow.version", "cuda_toolkits[0].version",
+                        "libraries.libcudnn[]", "host.python", "driver.version", "host.os", "gpus", "gpus[0].compute_capability"})
+_PROSE = re.compile(r"[A-Za-z]{3,}\s+[A-Za-z]{2,}")
 
 
 def read(document: Document) -> Iterator[Observation]:
     said: set[str] = set()
     for number, line in document.numbered():
+        if said >= _EVERY_KEY:
+            return  # only the first statement of each fact counts: the rest of a large paste has nothing to add
         if not _ANY.search(line):
             continue
-        line = _EXAMPLE.sub(" ", line)  # an issue template's "(e.g., Linux Ubuntu 16.04)" is no statement
-        if len(line) > 400 or not re.search(r"[A-Za-z]{3,}\s+[A-Za-z]{2,}", line) or _OUTPUT.search(line):
+        line = _EXAMPLE.sub(" ", line) if "(" in line else line  # an issue template's "(e.g., Linux Ubuntu 16.04)" is no statement
+        if len(line) > 400 or not _PROSE.search(line) or _OUTPUT.search(line):
             continue
-        for key, value in _facts(line):
+        for key, value in _facts(line, said):
             if key not in said:  # the first statement of a fact counts; later ones are usually the same or a wish
                 said.add(key)
                 yield _stated(key, value, number) if not isinstance(value, Observation) else value
@@ -60,20 +65,22 @@ def read(document: Document) -> Iterator[Observation]:
             yield obs
 
 
-def _facts(line: str) -> Iterator[tuple[str, object]]:
-    for m in _FRAMEWORK.finditer(line):
-        framework = "tensorflow" if m.group(1).lower() in ("tensorflow", "tf") else "torch"
-        yield f"frameworks.{framework}.version", m.group(2)
-    m = _CUDA.search(line)
+def _facts(line: str, said: set[str] | frozenset[str] = frozenset()) -> Iterator[tuple[str, object]]:
+    """The facts a prose line states; a fact already in ``said`` is not looked for (the first statement counts)."""
+    if not {"frameworks.torch.version", "frameworks.tensorflow.version"} <= said:
+        for m in _FRAMEWORK.finditer(line):
+            framework = "tensorflow" if m.group(1).lower() in ("tensorflow", "tf") else "torch"
+            yield f"frameworks.{framework}.version", m.group(2)
+    m = _CUDA.search(line) if "cuda_toolkits[0].version" not in said else None
     if m and major_minor(m.group(1)):
         yield "cuda_toolkits[0].version", major_minor(m.group(1))
-    m = _CUDNN.search(line)
+    m = _CUDNN.search(line) if "libraries.libcudnn[]" not in said else None
     if m:
         yield "libraries.libcudnn[]", {"path": None, "version": m.group(1)}
-    m = _PYTHON.search(line)
+    m = _PYTHON.search(line) if "host.python" not in said else None
     if m:
         yield "host.python", m.group(1)
-    m = _DRIVER.search(line)
+    m = _DRIVER.search(line) if "driver.version" not in said else None
     if m:
         yield "driver.version", m.group(1)
     m = _CC.search(line)
@@ -82,12 +89,12 @@ def _facts(line: str) -> Iterator[tuple[str, object]]:
 
 
 def _os_and_gpu(line: str, number: int, said: set[str]) -> Iterator[Observation]:
-    m = _OS.search(line)
+    m = _OS.search(line) if "host.os" not in said else None
     if m and "host.os" not in said:
         said.add("host.os")
         for obs in _os(m.group(1), number):
             yield Observation(obs.key, obs.value, number, NAME, obs.implied or "stated in the reporter's words", stated=True)
-    m = _GPU.search(line)
+    m = _GPU.search(line) if "gpus" not in said else None
     if m and "gpus" not in said:
         name = _gpu_name(m.group(1))
         if name:
