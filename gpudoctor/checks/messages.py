@@ -149,7 +149,9 @@ def cuda_libraries_not_loadable(facts: Facts, matrix: "Matrix | None") -> Iterat
     if not found:
         return
     tf = facts.frameworks.tensorflow if facts.frameworks else None
-    framework = next((s.framework for s in found if s.framework), None) or ("tensorflow" if tf else None)
+    torch = facts.frameworks.torch if facts.frameworks else None
+    # a line that names no framework belongs to the one the facts know (torch's own imports fail the same way)
+    framework = next((s.framework for s in found if s.framework), None) or ("tensorflow" if tf else "torch" if torch else None)
     subjects = [s.subject for s in found if s.subject]
     needs = []
     for subject in subjects:

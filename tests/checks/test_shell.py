@@ -33,3 +33,14 @@ def test_uname_on_a_mac_tells_rosetta():
     assert "apple-python-under-rosetta" not in _ids(native)
     intel = text.replace("RELEASE_ARM64_T8101", "RELEASE_X86_64")
     assert read_evidence(intel).host.apple.rosetta is None  # an Intel Mac: no Rosetta question
+
+
+def test_a_traceback_names_the_framework_that_failed_to_load_a_library():
+    """A library line that names no framework belongs to the framework whose traceback it ends (class: attribution)."""
+    text = ('  File "/home/u/venv/lib64/python3.11/site-packages/torch/__init__.py", line 427, in <module>\n'
+            "    from torch._C import *  # noqa: F403\n"
+            "ImportError: libcudnn.so.9: cannot open shared object file: No such file or directory\n")
+    facts = read_evidence(text)
+    assert facts.frameworks.torch.path == "/home/u/venv/lib64/python3.11/site-packages/torch"
+    ids = _ids(text)
+    assert "framework-import-failed" in ids and "tf-missing-gpu-libs" not in ids

@@ -67,6 +67,12 @@ def _darwin_uname(m, n, line):
                           "uname -a: an Apple-silicon kernel (RELEASE_ARM64) running an x86_64 shell is Rosetta")
 
 
+def _framework_path(m, n, line):
+    # a traceback frame inside an installed framework: that framework is installed there (and it is the one running)
+    framework = "torch" if m.group(2) == "torch" else "tensorflow"
+    yield Observation(f"frameworks.{framework}.path", m.group(1), n, NAME, "a traceback runs code from there")
+
+
 def _jax_print_env(m, n, line):
     # jax.print_environment_info(): "jax:    0.4.26" / "jaxlib: 0.4.26" at the start of a line
     name, version = (m.group(1), m.group(2)) if m.group(1) else (m.group(3), m.group(4))
@@ -82,12 +88,13 @@ _PATTERNS = tuple((re.compile(p), h, k) for p, h, k in (
     (r"^\s*Python (\d+\.\d+\.\d+)\s*$", _python_version, ('Python ',)),
     (r"^\s*(\$\s*export\s+|export\s+|\$\s*)?(CUDA_VISIBLE_DEVICES|NVIDIA_VISIBLE_DEVICES|LD_LIBRARY_PATH|CUDA_HOME|CUDA_PATH|CUDA_FORCE_PTX_JIT|HSA_OVERRIDE_GFX_VERSION)=(\S*)\s*$", _env_var, ('=',)),
     (r"^\s*Linux \S+ (\d+\.\d+\.\d+\S*) #\d+", _uname, ('Linux ',)),
+    (r"^\s*File \"((?:[^\"]*[/\\])?(?:site|dist)-packages[/\\](torch|tensorflow))[/\\][^\"]*\", line \d+", _framework_path, ('packages',)),
     (r"^\s*Darwin \S+ \S+ Darwin Kernel Version .*RELEASE_(ARM64|X86_64)\S*\s+(x86_64|arm64)\s*$", _darwin_uname, ('Darwin ',)),
     (r"\b(\d+\.\d+\.\d+-\d+-Microsoft|\d+\.\d+\.\d+(?:\.\d+)?-microsoft-standard(?:-WSL2)?)\b", _wsl_kernel, ('icrosoft',)),
     (r"^\s*\*\s+(\S+)\s+(?:Running|Stopped|Installing|Converting)\s+([12])\s*$", _wsl_list, ('Running', 'Stopped', 'Installing', 'Converting')),
     (r"^(jax|jaxlib):\s+(\d+\.\d+\.\d+[\w.+]*)\s*$|^(python): (\d+\.\d+\.\d+)(?: \(|\s*$)", _jax_print_env, ('jax', 'python: ')),
 ))
-_ANY = re.compile("pip |Python |=|Linux |Darwin |icrosoft|Running|Stopped|Installing|Converting|jax|python: ")
+_ANY = re.compile("pip |Python |=|Linux |Darwin |packages|icrosoft|Running|Stopped|Installing|Converting|jax|python: ")
 
 
 # `nvidia-smi -L`: "GPU 0: NVIDIA A100-SXM4-40GB (UUID: GPU-...)", then its MIG devices indented below it
