@@ -68,8 +68,11 @@ def apple_python_under_rosetta(facts: Facts, matrix: object) -> Iterator[Finding
 
 
 def apple_macos_too_old_for_mps(facts: Facts, matrix: object) -> Iterator[Finding]:
-    apple, tables = _apple(facts), _tables(matrix)
-    if apple is None or tables is None or not apple.macos or not _apple_silicon(facts) or apple.rosetta:
+    apple = _apple(facts)
+    if apple is None or not apple.macos or not _apple_silicon(facts) or apple.rosetta:
+        return
+    tables = _tables(matrix)  # each check reads the table only when the facts call for it (unpickled on first use)
+    if tables is None:
         return
     if apple.macos == "10.16":
         return  # what macOS 11+ reports to a Python built with an old SDK (SYSTEM_VERSION_COMPAT): not the real version
@@ -108,11 +111,13 @@ def torch_mps_runtime(facts: Facts, matrix: object) -> Iterator[Finding]:
 
 
 def tf_metal_version_mismatch(facts: Facts, matrix: object) -> Iterator[Finding]:
-    tables = _tables(matrix)
     metal = package(facts, "tensorflow-metal")
     tf = facts.frameworks.tensorflow if facts.frameworks else None
     tf_version = (tf.version if tf else None) or package(facts, "tensorflow") or package(facts, "tensorflow-macos")
-    if tables is None or not metal or not tf_version:
+    if not metal or not tf_version:
+        return
+    tables = _tables(matrix)
+    if tables is None:
         return
     pairing = tables.metal_pairing(metal)
     if pairing is None:
@@ -134,11 +139,13 @@ def tf_metal_version_mismatch(facts: Facts, matrix: object) -> Iterator[Finding]
 
 
 def tf_metal_missing(facts: Facts, matrix: object) -> Iterator[Finding]:
-    tables = _tables(matrix)
     tf_version = package(facts, "tensorflow") or package(facts, "tensorflow-macos")
     packages = facts.python_packages
-    if (tables is None or not tf_version or packages is None or "tensorflow-metal" not in packages
+    if (not tf_version or packages is None or "tensorflow-metal" not in packages
             or packages.get("tensorflow-metal") or not _apple_silicon(facts) or (_apple(facts) and _apple(facts).rosetta)):
+        return
+    tables = _tables(matrix)
+    if tables is None:
         return
     right = tables.metal_for_tf(tf_version)
     yield Finding(

@@ -24,6 +24,8 @@ def _notes(matrix: object, name: str) -> dict[str, str]:
 
 
 def directml_detected(facts: Facts, matrix: object) -> Iterator[Finding]:
+    if not package(facts, "torch-directml") and not package(facts, "tensorflow-directml-plugin"):
+        return  # the notes' table is read only when there is something to say (a cached matrix unpickles it on use)
     notes = _notes(matrix, "directml")
     for name, section, supports in (
         ("torch-directml", Section.TORCH, "PyTorch on any DirectX 12 GPU (AMD, Intel, NVIDIA) of Windows or WSL2, as the device "

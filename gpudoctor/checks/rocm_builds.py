@@ -64,8 +64,10 @@ def rocm_install_fix(table: "RocmTable | None", gfx: str | None, summary: str) -
 
 def gpu_gfx_not_in_rocm_build(facts: Facts, matrix: "Matrix | None") -> Iterator[Finding]:
     torch = facts.frameworks.torch if facts.frameworks else None
-    table = _table(matrix)
-    if not torch or torch_build_kind(torch) != "rocm" or table is None:
+    if not torch or torch_build_kind(torch) != "rocm":
+        return
+    table = _table(matrix)  # read only for a ROCm build: a matrix from the cache unpickles a table on first use
+    if table is None:
         return
     tag = torch.version.split("+", 1)[1] if torch.version and "+" in torch.version else None
     if tag is not None and not tag.startswith("rocm"):

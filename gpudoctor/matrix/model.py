@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import TYPE_CHECKING, Mapping
+from typing import TYPE_CHECKING, Any, Mapping
 
 from .arch import TEGRA_CCS, ArchEntry, arch_summary, arch_support, cc_tuple, parse_arch
 from .framework import Framework
@@ -46,6 +46,31 @@ __all__ = [
 ]
 
 
+_PICKLED = "_pickled_tables"  # the instance key of the tables not unpickled yet (name -> pickle)
+
+
+class _Table:
+    """A table field of Matrix (a dataclass field whose default is this descriptor's class-level value, None). Set
+    by __init__ as any field; read, it returns the table, unpickling it first where the matrix came from the disk
+    cache with the table still pickled (Matrix.__getstate__)."""
+
+    def __set_name__(self, owner: type, name: str) -> None:
+        self.name = name
+
+    def __get__(self, matrix: "Matrix | None", owner: type | None = None) -> Any:
+        if matrix is None:
+            return None  # the field's default
+        values = matrix.__dict__
+        if self.name not in values:
+            import pickle
+
+            values[self.name] = pickle.loads(values[_PICKLED].pop(self.name))
+        return values[self.name]
+
+    def __set__(self, matrix: "Matrix", value: Any) -> None:
+        matrix.__dict__[self.name] = value
+
+
 @dataclass(frozen=True)
 class Matrix:
     """The whole compatibility matrix loaded from matrices/*.toml, with each file's sources."""
@@ -66,17 +91,31 @@ class Matrix:
     torch_numpy2_since: str = "2.3.0"  # the first release built against NumPy 2 (matrices/torch.toml)
     tf_numpy2_since: str = "2.18.0"
     reviewed_by_file: Mapping[str, str] = field(default_factory=dict)
-    platforms: "Platforms | None" = None  # matrices/platforms.toml (None: a hand-built matrix without it)
-    wheels: "WheelOverlay | None" = None  # what the published wheels say (matrices/wheels.toml)
+    # The tables below are _Table fields: from the disk cache each is unpickled (its module imported) on first use.
+    platforms: "Platforms | None" = _Table()  # matrices/platforms.toml (None: a hand-built matrix without it)
+    wheels: "WheelOverlay | None" = _Table()  # what the published wheels say (matrices/wheels.toml)
     known_broken: tuple["BrokenRule", ...] = ()  # matrices/known_broken.toml
-    keras: "KerasTable | None" = None  # matrices/keras.toml (gpudoctor.matrix.keras)
-    rocm: "RocmTable | None" = None  # matrices/rocm.toml + amd_gpus.toml (gpudoctor.matrix.rocm)
-    gpu_specs: "GpuSpecTable | None" = None  # gpus.toml's [[spec]] rows: peak FLOPS, bandwidth, link (bench)
-    platform_tables: "PlatformTables | None" = None  # jetpack / apple / accelerators.toml (matrix.platform_tables)
-    xid: "XidTable | None" = None  # matrices/xid.toml (gpudoctor.matrix.xid)
-    jax: "JaxTable | None" = None  # matrices/jax.toml (gpudoctor.matrix.jax_table; None: a hand-built matrix)
-    log_findings: tuple["LogFinding", ...] = ()
-    tf_cudnn_same_minor_through: str | None = None  # TensorFlow's cuDNN check wanted the exact major.minor until this  # matrices/signatures.toml's [[finding]]: symptoms that prove a finding
+    keras: "KerasTable | None" = _Table()  # matrices/keras.toml (gpudoctor.matrix.keras)
+    rocm: "RocmTable | None" = _Table()  # matrices/rocm.toml + amd_gpus.toml (gpudoctor.matrix.rocm)
+    gpu_specs: "GpuSpecTable | None" = _Table()  # gpus.toml's [[spec]] rows: peak FLOPS, bandwidth, link (bench)
+    platform_tables: "PlatformTables | None" = _Table()  # jetpack / apple / accelerators.toml (matrix.platform_tables)
+    xid: "XidTable | None" = _Table()  # matrices/xid.toml (gpudoctor.matrix.xid)
+    jax: "JaxTable | None" = _Table()  # matrices/jax.toml (gpudoctor.matrix.jax_table; None: a hand-built matrix)
+    log_findings: tuple["LogFinding", ...] = ()  # matrices/signatures.toml's [[finding]]: symptoms that prove a finding
+    tf_cudnn_same_minor_through: str | None = None  # TensorFlow's cuDNN check wanted the exact major.minor until this
+
+    def __getstate__(self) -> dict[str, Any]:
+        """What pickle stores (the disk cache, gpudoctor.matrix.cache): each table pickled on its own, so that loading
+        the matrix imports no table module until a check or query reads that table."""
+        import pickle
+
+        state = {k: v for k, v in self.__dict__.items() if k not in _CACHES}  # lookup caches are rebuilt, never pickled
+        pickled = dict(state.pop(_PICKLED, {}))
+        for name in _TABLES:
+            if name in state:
+                pickled[name] = pickle.dumps(state.pop(name), protocol=pickle.HIGHEST_PROTOCOL)
+        state[_PICKLED] = pickled
+        return state
 
     # -- published wheels ---------------------------------------------------------------------------------------
 
@@ -263,10 +302,6 @@ class Matrix:
     def _gpu_memo(self) -> dict[str, GpuModel | None]:
         return {}
 
-    def __getstate__(self) -> dict:
-        """The fields only: the lookup caches above are rebuilt in each process, never pickled (matrix.cache)."""
-        return {k: v for k, v in self.__dict__.items() if k not in _CACHES}
-
     def gpu_compute_capability(self, name: str) -> str | None:
         model = self.gpu_by_name(name)
         return model.cc if model else None
@@ -286,3 +321,5 @@ def _match_gpu(table: tuple[tuple[tuple[str, ...], GpuModel], ...], name: str) -
             return model
     return None
 
+
+_TABLES = tuple(name for name, value in vars(Matrix).items() if isinstance(value, _Table))  # pickled one by one

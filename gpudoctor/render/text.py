@@ -54,12 +54,9 @@ def render_text(report: Report, verbose: bool = False, style: Style = plain) -> 
 
 
 def section_results(report: Report) -> tuple[SectionResult, ...]:
-    """The report's section verdicts (a Report built by hand without them gets them computed)."""
-    if report.sections:
-        return report.sections
-    from ..checks.coverage import sections
-
-    return sections(report.findings, report.facts)
+    """The report's section verdicts, as the checks judged them (gpudoctor.checks.run_checks): a renderer judges
+    nothing, so a Report built without them shows none."""
+    return report.sections
 
 
 def cause_lines(report: Report, esc: Escape = _t) -> list[str]:

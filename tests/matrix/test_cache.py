@@ -3,6 +3,7 @@ or an unwritable directory only costs a normal load."""
 
 from __future__ import annotations
 
+import pickle
 import shutil
 from pathlib import Path
 
@@ -46,6 +47,20 @@ def test_a_second_run_reads_the_stored_entry_and_gets_an_equal_matrix(tables, st
     assert calls == [tables]
     assert second == first and second is not first
     assert [p.name for p in store.iterdir()] == [f"matrix-{content_key(tables)}.pickle"]
+
+
+def test_a_stored_matrix_unpickles_each_table_on_first_use_and_equals_the_loaded_one(tables, store):
+    from gpudoctor.matrix.model import _PICKLED, _TABLES
+
+    loaded = cached(tables, counting_loader([]))
+    stored = cached(tables, counting_loader([]))
+    assert sorted(stored.__dict__[_PICKLED]) == sorted(_TABLES)  # nothing of them unpickled yet
+    assert stored.rocm == loaded.rocm and stored.rocm is not None
+    assert "rocm" not in stored.__dict__[_PICKLED] and "xid" in stored.__dict__[_PICKLED]
+    assert stored == loaded  # compares (so unpickles) every table
+    assert stored.__dict__[_PICKLED] == {}
+    again = pickle.loads(pickle.dumps(stored))  # a matrix with its tables unpickled pickles them one by one again
+    assert sorted(again.__dict__[_PICKLED]) == sorted(_TABLES) and again == loaded
 
 
 def test_an_edited_table_is_a_different_key_and_is_loaded_again(tables, store):
