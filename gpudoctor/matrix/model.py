@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import TYPE_CHECKING, Any, Mapping
 
+from .lazy_tables import _PICKLED, _Table
 from .arch import TEGRA_CCS, ArchEntry, arch_summary, arch_support, cc_tuple, parse_arch
 from .framework import Framework
 from .rows import (
@@ -44,31 +45,6 @@ __all__ = [
     "TEGRA_CCS", "TfRelease", "TorchRelease", "TorchVariant", "arch_summary", "arch_support", "cc_tuple", "cuda_tag",
     "local_tag", "name_tokens", "parse_arch", "python_span", "series", "try_vtuple", "version_ge", "vtuple",
 ]
-
-
-_PICKLED = "_pickled_tables"  # the instance key of the tables not unpickled yet (name -> pickle)
-
-
-class _Table:
-    """A table field of Matrix (a dataclass field whose default is this descriptor's class-level value, None). Set
-    by __init__ as any field; read, it returns the table, unpickling it first where the matrix came from the disk
-    cache with the table still pickled (Matrix.__getstate__)."""
-
-    def __set_name__(self, owner: type, name: str) -> None:
-        self.name = name
-
-    def __get__(self, matrix: "Matrix | None", owner: type | None = None) -> Any:
-        if matrix is None:
-            return None  # the field's default
-        values = matrix.__dict__
-        if self.name not in values:
-            import pickle
-
-            values[self.name] = pickle.loads(values[_PICKLED].pop(self.name))
-        return values[self.name]
-
-    def __set__(self, matrix: "Matrix", value: Any) -> None:
-        matrix.__dict__[self.name] = value
 
 
 @dataclass(frozen=True)
@@ -299,7 +275,7 @@ class Matrix:
         return tuple(sorted(((cand, model) for cand, model in rows if cand), key=lambda row: -len(row[0])))
 
     @cached_property
-    def _gpu_memo(self) -> dict[str, GpuModel | None]:
+    def _gpu_memo(self) -> dict[str, GpuModel | None]:  # name -> row, up to _GPU_MEMO_SIZE names
         return {}
 
     def gpu_compute_capability(self, name: str) -> str | None:
@@ -314,12 +290,7 @@ _CACHES = ("_gpu_name_table", "_gpu_memo", "_release_index", "_cuda_minor_index"
 def _match_gpu(table: tuple[tuple[tuple[str, ...], GpuModel], ...], name: str) -> GpuModel | None:
     """The row of the longest table name whose words start ``name``'s words (the first such row on a tie)."""
     tokens = name_tokens(name)
-    if not tokens:
-        return None
-    for cand, model in table:
-        if tokens[: len(cand)] == cand:
-            return model
-    return None
+    return next((model for cand, model in table if tokens[: len(cand)] == cand), None) if tokens else None
 
 
 _TABLES = tuple(name for name, value in vars(Matrix).items() if isinstance(value, _Table))  # pickled one by one
