@@ -17,6 +17,7 @@ import cProfile
 import json
 import os
 import pstats
+import resource
 import statistics
 import subprocess
 import sys
@@ -58,15 +59,19 @@ def judge_in_process(text: str) -> float:
     return time.perf_counter() - start
 
 
-def time_cli(path: Path, runs: int) -> tuple[float, int]:
+def time_cli(path: Path, runs: int) -> tuple[float, float, int]:
+    """Median wall and CPU seconds (user + system of the child: what a busy shared machine inflates least)."""
     argv = [sys.executable, "-m", "gpudoctor", "check", "--from", str(path), "--json"]
     env = {**os.environ, "PYTHONPATH": str(ROOT), "NO_COLOR": "1"}
-    samples, code = [], 0
+    samples, cpus, code = [], [], 0
     for _ in range(runs):
+        before = resource.getrusage(resource.RUSAGE_CHILDREN)
         start = time.perf_counter()
         code = subprocess.run(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env).returncode
         samples.append(time.perf_counter() - start)
-    return statistics.median(samples), code
+        after = resource.getrusage(resource.RUSAGE_CHILDREN)
+        cpus.append(after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime)
+    return statistics.median(samples), statistics.median(cpus), code
 
 
 def main() -> None:
@@ -83,9 +88,10 @@ def main() -> None:
             text = json.dumps(snapshot(n))
             path.write_text(text)
             judged = judge_in_process(text)
-            wall, code = time_cli(path, args.runs)
-            print(f"check --from: {n:>5} GPUs of {min(n, len(MODELS))} models, cc unknown: {wall:.2f} s median of "
-                  f"{args.runs} (exit {code}); parse and judge {judged * 1000:.0f} ms = {judged / n * 1e6:.0f} us/GPU")
+            wall, cpu, code = time_cli(path, args.runs)
+            print(f"check --from: {n:>5} GPUs of {min(n, len(MODELS))} models, cc unknown: {wall:.2f} s wall, {cpu:.2f} s "
+                  f"CPU, medians of {args.runs} (exit {code}); parse and judge in process {judged * 1000:.0f} ms = "
+                  f"{judged / n * 1e6:.0f} us/GPU")  # fmt: skip
         if args.profile:
             profile = cProfile.Profile()
             profile.enable()

@@ -111,7 +111,7 @@ def run_verify(options: VerifyOptions, listener: Listener | None = None,
     distributed = Framework.TORCH in options.frameworks or Framework.TENSORFLOW in options.frameworks
     multi = plan(options.multi_gpu, options.nproc, options.gpus) if distributed else None
     single = () if options.multi_gpu is True or options.nproc is not None else cases(options.frameworks, options.tests)
-    groups: list[tuple[list[Case], list[CaseRequest]]] = []
+    children = 0
     for framework in FRAMEWORKS:
         # One child per framework: its runnable tests share the import and the device's initialisation; a test
         # that cannot run here is skipped without a child.
@@ -125,34 +125,18 @@ def run_verify(options: VerifyOptions, listener: Listener | None = None,
             result = SmokeResult(case.framework, case.test, SmokeStatus.SKIPPED, reason=why)
             results.append(result)
             listener.finished(case, result)
-        if runnable:
-            requests = [CaseRequest(c.framework, c.test, options.device, options.amp, options.weights) for c in runnable]
-            groups.append((runnable, requests))
-
-    def run_group(group: tuple[list[Case], list[CaseRequest]]) -> "child.FrameworkRun":
-        runnable, requests = group
+        if not runnable:
+            continue
+        requests = [CaseRequest(c.framework, c.test, options.device, options.amp, options.weights) for c in runnable]
         ran = child.run_framework(
             requests, options.timeout_s,
             lambda r: listener.started(Case(r.framework, r.test)),
             lambda r, done, total, phase: listener.progress(Case(r.framework, r.test), done, total, phase),
             spawner,
         )  # fmt: skip
+        children += ran.children
         for case, result in zip(runnable, ran.results):
             listener.finished(case, result)
-        return ran
-
-    if len(groups) > 1 and on_the_cpu(options):
-        # On the CPU the frameworks' children run side by side: one child keeps about one core busy (measured: 91
-        # CPU-s in 77 s of wall on 2 cores), and no GPU's memory is shared between them. On a GPU they run one
-        # after the other (JAX takes most of the GPU's memory for itself at start).
-        from concurrent.futures import ThreadPoolExecutor
-
-        with ThreadPoolExecutor(max_workers=len(groups)) as pool:
-            runs = list(pool.map(run_group, groups))
-    else:
-        runs = [run_group(group) for group in groups]
-    children = sum(ran.children for ran in runs)
-    for ran in runs:
         results += ran.results
     results.sort(key=lambda r: [(c.framework, c.test) for c in single].index((r.framework, r.test)))
     if multi is not None and Framework.TORCH in options.frameworks:
@@ -200,12 +184,6 @@ def _run_mirrored(multi: MultiGpuPlan, options: VerifyOptions, listener: Listene
     return result
 
 
-def on_the_cpu(options: VerifyOptions) -> bool:
-    """Whether the smoke tests will run on the CPU for certain: asked for (--device cpu), or auto on a machine whose
-    NVIDIA driver reports no visible GPU (unknown is not none: an AMD or Apple GPU, or no driver to ask)."""
-    return options.device == "cpu" or (options.device == "auto" and options.gpus == 0)
-
-
 def ran_on(report: VerifyReport) -> str:
     """The report's first line: where the tests ran, in plain words."""
     ran = [r for r in report.results if r.status is not SmokeStatus.SKIPPED and r.device_name is not None]
@@ -249,7 +227,6 @@ __all__ = [
     "Listener",
     "cases",
     "missing_reason",
-    "on_the_cpu",
     "ran_on",
     "run_verify",
 ]

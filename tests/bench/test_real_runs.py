@@ -30,6 +30,10 @@ def test_quick_bench_runs_on_the_cpu_and_says_so(tmp_path):
     assert measured["matmul-fp32"]["value"] > 0 and measured["memory-copy"]["value"] > 0
     assert measured["cnn-step"]["value"] > 0
     assert measured["h2d-pinned"]["skipped"] and measured["largest-batch"]["skipped"]
+    # the realistic step ran on the CPU, and the report says so (issue 23)
+    assert measured["realistic-step-cpu"]["value"] > 0 and measured["realistic-step"]["skipped"]
+    (realistic,) = [j for j in d["judged"] if j["name"] == "realistic-cpu"]
+    assert "ran on the CPU" in realistic["text"] and "no GPU was used" in realistic["text"]
     assert "gpudoctor bench: the CPU" in html.read_text()
 
 

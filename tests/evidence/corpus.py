@@ -46,11 +46,18 @@ def threads(directory: Path = THREADS) -> list[Thread]:
     return out
 
 
+_DIAGNOSED: dict[tuple[str, str, bool], Report] = {}
+
+
 def diagnose(thread: Thread, with_context: bool = False) -> Report:
-    inputs = [(thread.pasted, thread.name)]
-    if with_context and thread.context:
-        inputs.append((json.dumps(thread.context), f"{thread.name} context"))
-    return run_checks(read_many(inputs), load_matrix(), thread.name)
+    """The report for a thread, judged once per test session (reports are frozen: several tests read the same one)."""
+    key = (thread.name, thread.pasted, bool(with_context and thread.context))
+    if key not in _DIAGNOSED:
+        inputs = [(thread.pasted, thread.name)]
+        if key[2]:
+            inputs.append((json.dumps(thread.context), f"{thread.name} context"))
+        _DIAGNOSED[key] = run_checks(read_many(inputs), load_matrix(), thread.name)
+    return _DIAGNOSED[key]
 
 
 def is_right(thread: Thread, report: Report) -> bool:

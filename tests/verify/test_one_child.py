@@ -142,30 +142,10 @@ def test_the_real_worker_aborting_in_the_middle_test_fails_it_and_the_third_pass
 
 @pytest.mark.slow
 def test_the_real_worker_s_watchdog_times_out_one_test():
-    code, report = cli_json("--framework", "torch", "--device", "cpu", "--test", "cnn,lstm", "--timeout", "20",
+    # 60 s: the LSTM's fresh child imports torch and trains within it even on 2 loaded cores
+    code, report = cli_json("--framework", "torch", "--device", "cpu", "--test", "cnn,lstm", "--timeout", "60",
                             env={"GPUDOCTOR_VERIFY_FAULT": "hang@cnn"})  # fmt: skip
     assert code == 1
     cnn, lstm = report["results"]
-    assert cnn["reason"].startswith("timed out after 20s") and lstm["status"] == "passed"
-
-
-def test_on_the_cpu_the_frameworks_children_run_side_by_side(tmp_path):
-    # Each fake child says it started, then waits (up to 5 s) until all three have: run one after the other, the
-    # first would see only itself.
-    where = str(tmp_path)
-    wait = (f"import glob; open(os.path.join({where!r}, 'started-' + framework), 'w').close(); deadline = time.time() + 5\n"
-            f"while len(glob.glob(os.path.join({where!r}, 'started-*'))) < 3 and time.time() < deadline: time.sleep(0.05)\n"
-            f"open(os.path.join({where!r}, 'saw-' + framework), 'w').write(str(len(glob.glob(os.path.join({where!r}, 'started-*')))))")  # fmt: skip
-    options = VerifyOptions(frameworks=("torch", "tf", "jax"), tests=("cnn",), device="cpu", timeout_s=20)
-    report, _, _ = _run(tmp_path, {"cnn": wait}, options)
-    assert [r.framework.short for r in report.results] == ["torch", "tf", "jax"]  # the registry's order all the same
-    assert all(r.status is SmokeStatus.PASSED for r in report.results) and report.children == 3
-    assert {(tmp_path / f"saw-{f}").read_text() for f in ("torch", "tf", "jax")} == {"3"}
-
-
-def test_where_a_gpu_may_be_used_the_frameworks_run_one_after_the_other():
-    from gpudoctor.verify import on_the_cpu
-
-    assert on_the_cpu(VerifyOptions(device="cpu")) and on_the_cpu(VerifyOptions(device="auto", gpus=0))
-    assert not on_the_cpu(VerifyOptions(device="auto")) and not on_the_cpu(VerifyOptions(device="auto", gpus=1))
-    assert not on_the_cpu(VerifyOptions(device="cuda:0", gpus=0))
+    assert cnn["reason"].startswith("timed out after 60s") and lstm["status"] == "passed", lstm["reason"]
+    assert report["summary"]["children"] == 2

@@ -32,13 +32,14 @@ def read(document: Document) -> Iterator[Observation]:
     if rocm:
         yield Observation("rocm.version", rocm[1], rocm[0], "amd-smi")
     for number, line in document.numbered():
-        if _ROCK.match(line):
+        # each pattern needs its words in the line: test those first (a large paste has many lines, few of AMD's)
+        if "ROCk module" in line and _ROCK.match(line):
             yield Observation("rocm.amdgpu_loaded", True, number, "rocminfo", "rocminfo prints this when the amdgpu (ROCk) module is loaded")
             continue
-        if _NO_BINARY.search(line):
+        if ("hipErrorNoBinaryForGpu" in line or "HIP error" in line) and _NO_BINARY.search(line):
             yield Observation("symptoms[]", {"kind": "hip-no-binary-for-gpu", "text": line.strip()[:300], "framework": "torch"}, number, "error line")
             continue
-        m = _RUNTIME.match(line)
+        m = _RUNTIME.match(line) if "runtime version" in line else None
         if m:
             value = version_in(known(m.group(2)))
             if value:

@@ -55,14 +55,14 @@ def read(document: Document) -> Iterator[Observation]:
     yield from _absent(document)
     for number, line in document.numbered():
         found: list[Observation] = []
-        m = _FREEZE.match(line)
+        m = _FREEZE.match(line) if "==" in line else None  # the cheap test first: a large paste has many lines
         if m:
             found = list(_package(_canonical(m.group(1)), m.group(2), None, number))
         elif (m := _COLUMNS.match(line)):
             name = _canonical(m.group(2))
             build = m.group(4) if m.group(1) == "conda" or (m.group(5) and not m.group(1)) else None
             found = list(_package(name, m.group(3), build, number))
-        elif (m := _CONDA_PLAN.match(line)) and ("|" in line or "::" in line):
+        elif ("|" in line or "::" in line) and (m := _CONDA_PLAN.match(line)):
             found = list(_package(_canonical(m.group(1)), m.group(2), m.group(3), number))
         elif "Successfully installed" in line and (m := _PIP_INSTALLED.match(line)):
             found = [o for item in _INSTALLED_ITEM.finditer(m.group(1)) for o in _package(_canonical(item.group(1)), item.group(2), None, number)]
