@@ -1,7 +1,11 @@
 """pip's own lines (checks/pip_messages.py, issue 20) pinned finding by finding for mutation testing: "(from versions:
 none)" as a warning of its own, the matrix rule that speaks instead when it already names the Python, and one finding
 per request however many of pip's lines repeat it. Subjects are as the signature reader writes them
-("torch==1.13.1|none", "torch==|none", "tensorflow==2.16.1")."""
+("torch==1.13.1|none", "torch==|none", "tensorflow==2.16.1").
+
+Equivalent mutant: pip_messages._judged_by_the_matrix `... else matrix.tf_release(version) if (version) or True else None`:
+``tf_release("")`` is None, the value the unmutated branch gives for an empty version.
+"""
 
 from __future__ import annotations
 
@@ -99,6 +103,9 @@ def test_judged_by_the_matrix_directly():
     assert pm._judged_by_the_matrix(machine(python="3.16.1"), MATRIX, "torch", "0.0.1") is True
     assert pm._judged_by_the_matrix(facts, MATRIX, "jax", "0.4.30") is False
     assert pm._judged_by_the_matrix(facts, None, "torch", "1.13.1") is False
+    py314 = machine(python="3.14.0")  # some torch has a 3.14 wheel, no tensorflow has: each package's own releases count
+    assert pm._judged_by_the_matrix(py314, MATRIX, "torch", "") is False
+    assert pm._judged_by_the_matrix(py314, MATRIX, "tensorflow", "") is True
 
 
 def test_an_offered_list_judged_only_when_the_python_is_unknown():
@@ -124,10 +131,12 @@ def test_wanted_distributions_reads_requests():
     facts = offered("3.13.1", "torch==1.13.1|2.0.0", "A",
                     Symptom("no-matching-distribution", "B", framework="torch", subject="tensorflow"),
                     Symptom("pip-offered-versions", "C", framework="tensorflow", subject="tensorflow==|none"),
+                    Symptom("pip-offered-versions", "E", framework="tensorflow", subject="tensorflow-cpu==2.16.1|2.20.0"),
                     Symptom("pip-offered-versions", "D", subject=None))
     assert pm._wanted_distributions(facts) == [
         Symptom("no-matching-distribution", "B", "torch", "tensorflow"),
         Symptom("no-matching-distribution", "A", None, "torch==1.13.1"),
+        Symptom("no-matching-distribution", "E", "tensorflow", "tensorflow-cpu==2.16.1"),
         Symptom("no-matching-distribution", "D", None, ""),
     ]
     assert pm._wanted_distributions(machine(python="3.13.1")) == []

@@ -9,7 +9,10 @@ Equivalent mutants (nothing observable can tell them apart):
   cuDNN N"): unreachable. It runs only when no library has the build's cuDNN major (``shadowing`` is None), so a
   ``have`` read from libs[0] is either None or of another major, which the branch before it takes.
 - tensorflow_libs._cudnn_finding `install_fix(facts, matrix, "tensorflow", "upgrade")` with another summary: only the
-  fix's commands are used, which do not depend on the summary.
+  fix's commands are used, which do not depend on the summary; with "TENSORFLOW" for the framework: the solver reads
+  the framework's name case-insensitively, so the commands are the same.
+- tensorflow_libs._cudnn_finding `... if (build.torch_variant) or True else ""`: a torch build reaches the rule only
+  with a cuDNN the matrix knows, i.e. a known release, whose variant is always known (from the local tag or the CUDA).
 """
 
 from __future__ import annotations
@@ -56,6 +59,13 @@ def test_the_era_runs_through_1_7(version):
     (f,) = run(t.cudnn_version_mismatch, old_tf(version, "9.0", "7.0", "7.1.2"))
     assert f.title == f"cuDNN 7.1.2 is of another minor than the cuDNN 7.0 tensorflow {version} was built with"
     assert f.evidence[1] == f"tensorflow {version} needs cuDNN 7.0 exactly (this release checks the major.minor)"
+
+
+def test_the_exact_minor_named_is_the_build_s_major_minor_even_with_a_patch():
+    (f,) = run(t.cudnn_version_mismatch, old_tf("1.6.0", "9.0", "7.0.4", "7.1.2"))
+    assert f.title == "cuDNN 7.1.2 is of another minor than the cuDNN 7.0.4 tensorflow 1.6.0 was built with"
+    assert f.evidence == ("the loader finds cuDNN 7.1.2 first (/usr/lib/x86_64-linux-gnu/libcudnn.so.7); tensorflow up to 1.7 accepts only the cuDNN 7.0 it was built with",
+                          "tensorflow 1.6.0 needs cuDNN 7.0 exactly (this release checks the major.minor)")
 
 
 @pytest.mark.parametrize(("version", "cudnn", "loaded"), [
