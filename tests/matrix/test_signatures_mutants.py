@@ -41,7 +41,7 @@ def test_cc(text, out):
 
 
 @pytest.mark.parametrize(("text", "out"), [
-    ("6021", "6.0.21"), ("7605", "7.6.5"), ("5105", "5.1.5"), ("7.6.0", "7.6.0"), ("123", "123"), ("12345", "12345"), ("7a05", "7a05"),
+    ("6021", "6.0.21"), ("7605", "7.6.5"), ("5105", "5.1.5"), ("7005", "7.0.5"), ("8000", "8.0.0"), ("7.6.0", "7.6.0"), ("123", "123"), ("12345", "12345"), ("7a05", "7a05"),
 ])
 def test_cudnn_code(text, out):
     assert s._cudnn_code(text) == out
@@ -49,6 +49,9 @@ def test_cudnn_code(text, out):
 
 @pytest.mark.parametrize(("text", "out"), [
     ("(8, 5, 0)", "8.5.0"), ("7102", "7.1.2"), ("7005", "7.0.5"), ("(9, 1)", "9.1"), ("1234567", "1234567"), ("", ""),
+    # up to six digits are read as M*1000+m*100+p, the only integer form torch's message has had (cuDNN <= 8); newer
+    # torch prints a tuple, so a cuDNN 9 code (90100) never reaches this branch
+    ("100005", "100.0.5"),
 ])
 def test_torch_cudnn(text, out):
     assert s._torch_cudnn(text) == out
