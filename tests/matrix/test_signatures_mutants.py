@@ -1,6 +1,12 @@
 """matrix/signatures.py (issue 20) pinned for mutation testing from the matrix package's own tests: the transforms a
 template names, ``expand``, and every refusal of ``parse_signatures`` with its exact one-line message. The table is
-parsed here from the file itself (``load_signatures`` and ``load_matrix`` cache theirs once a process)."""
+parsed here from the file itself (``load_signatures`` and ``load_matrix`` cache theirs once a process).
+
+Equivalent mutants:
+- _cuda_code `len(text) > 7` for `> 6`: a seven-digit code is at least 1000000, which the range check (< 100000) refuses
+  as well; the length check only spares ``int()`` a very long string.
+- expand `failed = None` for `failed = False`: ``failed`` is only tested for truth.
+"""
 
 from __future__ import annotations
 
@@ -48,7 +54,7 @@ def test_cudnn_code(text, out):
 
 
 @pytest.mark.parametrize(("text", "out"), [
-    ("(8, 5, 0)", "8.5.0"), ("7102", "7.1.2"), ("7005", "7.0.5"), ("(9, 1)", "9.1"), ("1234567", "1234567"), ("", ""),
+    ("(8, 5, 0)", "8.5.0"), ("7102", "7.1.2"), ("7005", "7.0.5"), ("8900", "8.9.0"), ("(9, 1)", "9.1"), ("1234567", "1234567"), ("", ""),
     # up to six digits are read as M*1000+m*100+p, the only integer form torch's message has had (cuDNN <= 8); newer
     # torch prints a tuple, so a cuDNN 9 code (90100) never reaches this branch
     ("100005", "100.0.5"),
