@@ -6,6 +6,8 @@ Equivalent mutants:
 - _cuda_code `len(text) > 7` for `> 6`: a seven-digit code is at least 1000000, which the range check (< 100000) refuses
   as well; the length check only spares ``int()`` a very long string.
 - expand `failed = None` for `failed = False`: ``failed`` is only tested for truth.
+- expand's inner value() returning "XXXX" instead of "" after a transform refuses: ``failed`` is set, so the whole
+  template is None whatever that part holds.
 """
 
 from __future__ import annotations
@@ -158,6 +160,13 @@ def refused(message: str, signatures=(), findings=()):
 ])
 def test_a_malformed_signature_is_refused_with_its_exact_message(kw, message):
     refused(message, [entry(**kw)])
+
+
+def test_an_optional_list_of_strings_may_be_left_out_or_empty():
+    assert s._strings({}, "k", "w") == () and s._strings({"k": []}, "k", "w") == ()
+    assert s._strings({"k": ["a", "b"]}, "k", "w") == ("a", "b")
+    with pytest.raises(MatrixError, match="^signatures.toml: w: k must be a list of strings$"):
+        s._strings({"k": "a"}, "k", "w")
 
 
 def test_what_a_signature_keeps():
