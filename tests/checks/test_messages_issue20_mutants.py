@@ -2,7 +2,7 @@
 installed (cudnn-version-mismatch from a log line), where the installed majors are read from, the log findings read
 from matrices/signatures.toml, and PyTorch's "Found no NVIDIA driver" line as gpu-without-driver.
 
-Equivalent mutant: messages.cudnn_major_mismatch `re.fullmatch(r"(\d+)", s.subject or "XXXX")` for `or ""`: neither
+Equivalent mutant: messages.cudnn_major_mismatch `re.fullmatch(r"(\\d+)", s.subject or "XXXX")` for `or ""`: neither
 string is all digits, so a line without a subject names no major either way."""
 
 from __future__ import annotations
