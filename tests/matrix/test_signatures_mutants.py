@@ -8,6 +8,7 @@ Equivalent mutants:
 - expand `failed = None` for `failed = False`: ``failed`` is only tested for truth.
 - expand's inner value() returning "XXXX" instead of "" after a transform refuses: ``failed`` is set, so the whole
   template is None whatever that part holds.
+- _signature `_TEMPLATE.finditer(template or "XXXX")` for `or ""`: neither string holds a placeholder.
 """
 
 from __future__ import annotations
