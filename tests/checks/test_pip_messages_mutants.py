@@ -3,8 +3,12 @@ none)" as a warning of its own, the matrix rule that speaks instead when it alre
 per request however many of pip's lines repeat it. Subjects are as the signature reader writes them
 ("torch==1.13.1|none", "torch==|none", "tensorflow==2.16.1").
 
-Equivalent mutant: pip_messages._judged_by_the_matrix `... else matrix.tf_release(version) if (version) or True else None`:
-``tf_release("")`` is None, the value the unmutated branch gives for an empty version.
+Equivalent mutants:
+- pip_messages._judged_by_the_matrix `... else matrix.tf_release(version) if (version) or True else None`, and the same
+  in python_version_no_wheel_from_message: ``tf_release("")`` and ``torch_release("")`` are None, the value the
+  unmutated branch gives for an empty version.
+- python_version_no_wheel_from_message `re.sub(..., symptom.subject or "XXXX")`: a symptom without a subject has no
+  package name (read from ``subject or ""``), so it is skipped before its version is used.
 """
 
 from __future__ import annotations
@@ -150,3 +154,13 @@ def test_the_real_lines_of_one_failed_install():
     assert f.title == "Python 3.12 has no wheel of torch 1.13: pip finds nothing to install"
     assert f.evidence == ("log: ERROR: No matching distribution found for torch==1.13.1", "this Python is 3.12.1",
                           "torch 1.13 has wheels for Python 3.7–3.11")
+
+
+def test_a_request_with_a_wheel_for_this_python_does_not_stop_the_next():
+    facts = dataclasses.replace(machine(python="3.13.1"), symptoms=(
+        Symptom("no-matching-distribution", "A", subject="torch==2.6.0"), Symptom("no-matching-distribution", "B", subject="torch==1.13.1")))
+    assert [f.title for f in found(facts)] == ["Python 3.13 has no wheel of torch 1.13: pip finds nothing to install"]
+
+
+def test_a_subject_without_a_version_names_the_package():
+    assert found(offered("", "torch|none", "L")) == [nothing("torch", Section.TORCH, TORCH_URL, None, "L")]

@@ -215,3 +215,14 @@ def test_gpu_presence_decides_whether_and_how_it_is_said():
     (g,) = run(t.tf_missing_gpu_libs, implied)
     assert (g.severity, g.title) == (Severity.ERROR, "tensorflow 2.16.1 cannot use the GPU: its CUDA and cuDNN libraries are not installed")
     assert run(t.tf_missing_gpu_libs, dataclasses.replace(implied, gpus=())) == []  # a GPU list that names none
+
+
+def test_a_release_the_matrix_does_not_know_names_no_cudnn():
+    facts = machine(driver="550.54.15", driver_cuda="12.4", gpus=A100, tf=tf("2.99.0", "12.3", None), packages={"tensorflow": "2.99.0"},
+                    libcudnn=[], libcudart=[])
+    (f,) = run(t.tf_missing_gpu_libs, facts)
+    assert f == Finding(
+        "tf-missing-gpu-libs", Severity.ERROR, Section.TENSORFLOW, "tensorflow 2.99.0 cannot use the GPU: its CUDA and cuDNN libraries are not installed",
+        ("tensorflow 2.99.0 is a CUDA 12.3 build", "no libcudart.so.12 found by the loader and no nvidia-cuda-runtime-cu12 wheel installed",
+         "no libcudnn.so.* found by the loader and no nvidia-cudnn-cu12 wheel installed"),
+        Fix("Install the CUDA libraries with `pip install 'tensorflow[and-cuda]'`", ("pip install 'tensorflow[and-cuda]'",), PIP_URL))
