@@ -11,6 +11,8 @@ Equivalent mutants (nothing observable can tell them apart):
 - tensorflow_libs._cudnn_finding `install_fix(facts, matrix, "tensorflow", "upgrade")` with another summary: only the
   fix's commands are used, which do not depend on the summary; with "TENSORFLOW" for the framework: the solver reads
   the framework's name case-insensitively, so the commands are the same.
+- tensorflow_libs.tf_missing_gpu_libs `break` for the `continue` after "a cuDNN of another major": libcudnn is the last
+  library the loop looks at, so leaving the loop there and going on to the next item end it alike.
 - tensorflow_libs._cudnn_finding `... if (build.torch_variant) or True else ""`: a torch build reaches the rule only
   with a cuDNN the matrix knows, i.e. a known release, whose variant is always known (from the local tag or the CUDA).
 """
@@ -226,3 +228,12 @@ def test_a_release_the_matrix_does_not_know_names_no_cudnn():
         ("tensorflow 2.99.0 is a CUDA 12.3 build", "no libcudart.so.12 found by the loader and no nvidia-cuda-runtime-cu12 wheel installed",
          "no libcudnn.so.* found by the loader and no nvidia-cudnn-cu12 wheel installed"),
         Fix("Install the CUDA libraries with `pip install 'tensorflow[and-cuda]'`", ("pip install 'tensorflow[and-cuda]'",), PIP_URL))
+
+
+def test_every_other_cuda_runtime_minor_the_loader_finds_is_named():
+    facts = machine(driver="418.67", driver_cuda="10.1", gpus=T4, tf=tf("1.13.1", "10.0", "7.4"), packages={"tensorflow-gpu": "1.13.1"},
+                    python="3.6.9", libcudnn=[("/usr/lib/x86_64-linux-gnu/libcudnn.so.7", "7.6.5")],
+                    libcudart=[("/usr/local/cuda-10.2/lib64/libcudart.so.10.2", "10.2.89"), ("/usr/local/cuda-10.1/lib64/libcudart.so.10.1", "10.1.243")])
+    (f,) = run(t.tf_missing_gpu_libs, facts)
+    assert f.evidence[1:] == ("no libcudart.so.10.0 found by the loader",
+                              "the loader finds CUDA runtime 10.1, 10.2: before CUDA 11 each minor has its own soname, so it does not stand in for 10.0")
