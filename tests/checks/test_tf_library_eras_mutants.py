@@ -8,7 +8,8 @@ Equivalent mutants (nothing observable can tell them apart):
 - tensorflow_libs.cudnn_version_mismatch, the second `elif ... _exact_minor_era(...)` (after "finds only cuDNN ... no
   cuDNN N"): unreachable. It runs only when no library has the build's cuDNN major (``shadowing`` is None), so a
   ``have`` read from libs[0] is either None or of another major, which the branch before it takes.
-- tensorflow_libs._cudnn_finding `install_fix(facts, matrix, "tensorflow", "upgrade")` with another summary: only the
+- tensorflow_libs._cudnn_finding and tf_missing_gpu_libs (tensorflow < 2.14 built for CUDA 11+)
+  `install_fix(facts, matrix, "tensorflow", "upgrade")` with another summary: only the
   fix's commands are used, which do not depend on the summary; with "TENSORFLOW" for the framework: the solver reads
   the framework's name case-insensitively, so the commands are the same.
 - tensorflow_libs.tf_missing_gpu_libs `break` for the `continue` after "a cuDNN of another major": libcudnn is the last
