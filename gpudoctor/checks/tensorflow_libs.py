@@ -117,9 +117,12 @@ def tf_missing_gpu_libs(facts: Facts, matrix: "Matrix | None") -> Iterator[Findi
         return
     release = build.tf_release
     if release is not None and release.has_and_cuda:
-        fix = b.install_fix(
-            facts, matrix, "tensorflow", "Install TensorFlow with its CUDA libraries (the `and-cuda` extra)", prefer_version=build.version if b.vt(build.version) and len(b.vt(build.version)) >= 3 else None
-        )
+        summary = "Install TensorFlow with its CUDA libraries (the `and-cuda` extra)"
+        prefer = build.version if b.vt(build.version) and len(b.vt(build.version)) >= 3 else None
+        if presence:
+            fix = b.install_fix(facts, matrix, "tensorflow", summary, prefer_version=prefer)
+        else:  # the GPU unknown: the solver would pick the CPU build for a machine without one, which installs no library
+            fix = Fix(summary, (f"pip install 'tensorflow[and-cuda]{'==' + prefer if prefer else ''}'",), b.TF_PIP_URL)
     elif release is not None and not wheels:
         cudnn_major = release.cudnn.split(".")[0]
         fix = Fix(

@@ -1,0 +1,102 @@
+"""The derived-facts layer (checks/derive.py, issue 20 class 2) edge by edge, for mutation testing: which package
+lists and hosts prove the package index's tensorflow is a CUDA build, what the derived fact and its provenance say,
+and every case that must leave the facts exactly as they were."""
+
+from __future__ import annotations
+
+import pytest
+
+from gpudoctor.checks.derive import derive
+from gpudoctor.model import Facts, Frameworks, Host, TensorflowBuild, TorchBuild
+
+LINUX = Host(os="linux", arch="x86_64", python="3.11.9")
+WHY = "derived: the package index's tensorflow {} wheel for Linux x86_64 is the CUDA build"
+
+
+def facts(packages=None, tf=None, host=LINUX, provenance=None, torch=None) -> Facts:
+    frameworks = Frameworks(tensorflow=tf, torch=torch) if tf or torch else None
+    return Facts(host=host, python_packages=packages, frameworks=frameworks, provenance=provenance)
+
+
+def test_a_whole_list_with_tensorflow_derives_a_cuda_build_with_its_provenance():
+    out = derive(facts({"tensorflow": "2.16.1", "numpy": "1.26.4"}, provenance={"python_packages": "pip list"}), None)
+    assert out.frameworks == Frameworks(tensorflow=TensorflowBuild(version="2.16.1", is_cuda_build=True))
+    assert out.provenance == {"python_packages": "pip list", "frameworks.tensorflow.is_cuda_build": WHY.format("2.16.1")}
+    assert out.python_packages == {"tensorflow": "2.16.1", "numpy": "1.26.4"} and out.host == LINUX
+
+
+def test_no_provenance_stays_none_and_other_frameworks_are_kept():
+    torch = TorchBuild(version="2.3.1+cu121", cuda="12.1")
+    out = derive(facts({"tensorflow": "2.16.1"}, torch=torch), None)
+    assert out.provenance is None
+    assert out.frameworks == Frameworks(torch=torch, tensorflow=TensorflowBuild(version="2.16.1", is_cuda_build=True))
+
+
+def test_the_build_read_elsewhere_keeps_its_other_facts():
+    tf = TensorflowBuild(version="2.15.0", cuda="12.2", cudnn="8", path="/venv/lib/tensorflow")
+    out = derive(facts({"tensorflow": "2.15.0"}, tf=tf, provenance={}), None)
+    assert out.frameworks.tensorflow == TensorflowBuild(version="2.15.0", is_cuda_build=True, cuda="12.2", cudnn="8",
+                                                        path="/venv/lib/tensorflow")
+    assert out.provenance == {"frameworks.tensorflow.is_cuda_build": WHY.format("2.15.0")}
+
+
+@pytest.mark.parametrize("listed", [None, "", "2.15.0"])
+def test_the_build_s_version_is_used_when_the_list_names_the_tensorflow_distribution(listed):
+    """The 'tensorflow' distribution is in the list (with no version, or another source's): the build read from the
+    framework is that distribution, and its version is the one named."""
+    out = derive(facts({"tensorflow": listed}, tf=TensorflowBuild(version="2.16.1")), None)
+    assert out.frameworks.tensorflow == TensorflowBuild(version="2.16.1", is_cuda_build=True)
+
+
+def test_the_list_s_version_is_used_when_the_build_has_none():
+    out = derive(facts({"tensorflow": "2.16.1"}, tf=TensorflowBuild(path="/x")), None)
+    assert out.frameworks.tensorflow == TensorflowBuild(version=None, is_cuda_build=True, path="/x")
+
+
+@pytest.mark.parametrize("host", [
+    Host(os="linux", arch=None), Host(os="linux", arch="amd64"), Host(os="linux", arch="x86_64", wsl=2),
+])
+def test_linux_x86_64_hosts_derive(host):
+    assert derive(facts({"tensorflow": "2.1.0"}, host=host), None).frameworks.tensorflow.is_cuda_build is True
+
+
+@pytest.mark.parametrize("version", ["2.1", "2.1.0", "2.16.1", "10.0.0"])
+def test_every_release_from_2_1_derives(version):
+    assert derive(facts({"tensorflow": version}), None).frameworks.tensorflow.is_cuda_build is True
+
+
+@pytest.mark.parametrize(("packages", "tf", "host"), [
+    ({"tensorflow": "2.16.1"}, None, None),  # the host is unknown
+    ({"tensorflow": "2.16.1"}, None, Host(os="windows", arch="x86_64")),
+    ({"tensorflow": "2.16.1"}, None, Host(os="darwin", arch="x86_64")),
+    ({"tensorflow": "2.16.1"}, None, Host(os=None, arch="x86_64")),
+    ({"tensorflow": "2.16.1"}, None, Host(os="linux", arch="x86_64", wsl=1)),
+    ({"tensorflow": "2.16.1"}, None, Host(os="linux", arch="aarch64")),
+    ({"tensorflow": "2.16.1"}, None, Host(os="linux", arch="ppc64le")),
+    ({"tensorflow": "2.16.1", "tensorflow-cpu": "2.16.1"}, None, LINUX),
+    ({"tensorflow": "2.16.1", "tensorflow-intel": "2.16.1"}, None, LINUX),
+    ({"tensorflow": "2.16.1", "tensorflow-macos": "2.16.1"}, None, LINUX),
+    ({"tensorflow": "2.16.1", "tensorflow-aarch64": "2.16.1"}, None, LINUX),
+    ({"tensorflow": "1.15.0"}, None, LINUX),  # 1.x: the GPU build was tensorflow-gpu
+    ({"tensorflow": "2.0.0"}, None, LINUX),
+    ({"tensorflow": "1.9"}, None, LINUX),
+    ({"tensorflow": "2.16.1+nv24.3"}, None, LINUX),  # a local tag: NVIDIA's container build, not the index's
+    ({"tensorflow": "2.16.0rc0"}, None, LINUX),
+    ({"tensorflow": "2"}, None, LINUX),
+    ({"tensorflow": ""}, None, LINUX),
+    ({"tensorflow-gpu": "2.10.0"}, None, LINUX),  # no 'tensorflow' distribution at all
+    ({}, None, LINUX),
+    (None, None, LINUX),
+    ({"tensorflow": "2.16.1"}, TensorflowBuild(version="2.16.1", is_cuda_build=False), LINUX),  # already known
+    ({"tensorflow": "2.16.1"}, TensorflowBuild(version="2.16.1", is_cuda_build=True), LINUX),
+    (None, TensorflowBuild(version="2.16.1"), LINUX),  # a version from a sentence: which distribution is unknown
+    ({"numpy": "1.26.4"}, TensorflowBuild(version="2.16.1"), LINUX),
+])
+def test_the_facts_are_returned_unchanged(packages, tf, host):
+    before = facts(packages, tf=tf, host=host, provenance={"x": "y"})
+    assert derive(before, None) is before
+
+
+def test_a_cpu_distribution_listed_without_a_version_does_not_block():
+    out = derive(facts({"tensorflow": "2.16.1", "tensorflow-cpu": None, "tensorflow-intel": ""}), None)
+    assert out.frameworks.tensorflow.is_cuda_build is True

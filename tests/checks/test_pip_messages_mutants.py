@@ -1,0 +1,166 @@
+"""pip's own lines (checks/pip_messages.py, issue 20) pinned finding by finding for mutation testing: "(from versions:
+none)" as a warning of its own, the matrix rule that speaks instead when it already names the Python, and one finding
+per request however many of pip's lines repeat it. Subjects are as the signature reader writes them
+("torch==1.13.1|none", "torch==|none", "tensorflow==2.16.1").
+
+Equivalent mutants:
+- pip_messages._judged_by_the_matrix `... else matrix.tf_release(version) if (version) or True else None`, and the same
+  in python_version_no_wheel_from_message: ``tf_release("")`` and ``torch_release("")`` are None, the value the
+  unmutated branch gives for an empty version.
+- python_version_no_wheel_from_message `re.sub(..., symptom.subject or "XXXX")`: a symptom without a subject has no
+  package name (read from ``subject or ""``), so it is skipped before its version is used.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+import pytest
+
+from gpudoctor.checks import pip_messages as pm
+from gpudoctor.evidence import read_evidence
+from gpudoctor.model import Finding, Fix, Section, Severity, Symptom
+from tests.checks.test_version_rules import MATRIX, machine
+
+NONE_MEANS = ("'from versions: none' means the index has no wheel for this interpreter: most often a Python newer (or older) "
+              "than the release supports, a 32-bit Python, or an index URL without that build")
+BITS = ("python -c \"import sys, struct; print(sys.version, struct.calcsize('P') * 8, 'bit')\"",)
+TORCH_URL = "https://pytorch.org/get-started/locally/"
+TF_URL = "https://www.tensorflow.org/install/pip"
+
+
+def offered(python: str, subject: str, text: str = "ERROR: Could not find a version (from versions: none)", *more: Symptom):
+    return dataclasses.replace(machine(python=python), symptoms=(Symptom("pip-offered-versions", text, subject=subject), *more))
+
+
+def found(facts, matrix=MATRIX) -> list[Finding]:
+    return list(pm.python_version_no_wheel_from_message(facts, matrix))
+
+
+def nothing(name: str, section: Section, url: str, python: str | None, text: str) -> Finding:
+    return Finding("python-version-no-wheel", Severity.WARNING, section,
+                   f"pip finds no {name} wheel at all for this Python{f' ({python})' if python else ''} and platform",
+                   (f"log: {text}", NONE_MEANS),
+                   Fix(f"Check the Python (64-bit, a version {name} publishes wheels for) and the index URL", BITS, url))
+
+
+def test_from_versions_none_with_the_python_unknown_is_a_warning():
+    line = "ERROR: Could not find a version that satisfies the requirement torch==2.0.1 (from versions: none)"
+    assert found(offered("", "torch==2.0.1|none", line)) == [nothing("torch", Section.TORCH, TORCH_URL, None, line)]
+    assert found(offered("", "torch==2.0.1|none", line), None) == [nothing("torch", Section.TORCH, TORCH_URL, None, line)]
+
+
+@pytest.mark.parametrize(("python", "subject", "name", "section", "url"), [
+    ("3.10.12", "torch==1.13.1|none", "torch", Section.TORCH, TORCH_URL),  # the release has a 3.10 wheel: not the Python
+    ("3.13.1", "torch==|none", "torch", Section.TORCH, TORCH_URL),  # some torch has a 3.13 wheel
+    ("3.10.1", "torch==0.4.1|none", "torch", Section.TORCH, TORCH_URL),  # a release the matrix does not know: every torch
+    ("3.12.1", "tensorflow-cpu==2.16.1|none", "tensorflow-cpu", Section.TENSORFLOW, TF_URL),
+    ("3.10.12", "tensorflow-gpu==2.10.0|none", "tensorflow-gpu", Section.TENSORFLOW, TF_URL),
+    ("3.13.1", "tensorflow==|none", "tensorflow", Section.TENSORFLOW, TF_URL),
+    ("3.13.1", "tensorflow-directml==|none", "tensorflow-directml", Section.TENSORFLOW, TF_URL),
+])
+def test_from_versions_none_the_matrix_does_not_explain_is_a_warning_naming_the_python(python, subject, name, section, url):
+    line = f"ERROR: Could not find a version that satisfies the requirement {subject.split('|')[0].rstrip('=')} (from versions: none)"
+    assert found(offered(python, subject, line)) == [nothing(name, section, url, python, line)]
+
+
+def test_without_a_matrix_the_warning_names_the_python():
+    line = "ERROR: Could not find a version that satisfies the requirement torch==1.13.1 (from versions: none)"
+    assert found(offered("3.13.1", "torch==1.13.1|none", line), None) == [nothing("torch", Section.TORCH, TORCH_URL, "3.13.1", line)]
+
+
+@pytest.mark.parametrize(("python", "subject", "title", "wheels"), [
+    ("3.13.1", "torch==1.13.1|none", "Python 3.13 has no wheel of torch 1.13: pip finds nothing to install", "torch 1.13 has wheels for Python 3.7–3.11"),
+    ("3.16.1", "torch==0.4.1|none", "Python 3.16 has no wheel of torch: pip finds nothing to install", "torch has wheels for Python 2.7–3.15"),
+    ("3.16.1", "torch==|none", "Python 3.16 has no wheel of torch: pip finds nothing to install", "torch has wheels for Python 2.7–3.15"),
+    ("3.13.1", "tensorflow-cpu==2.16.1|none", "Python 3.13 has no wheel of tensorflow 2.16: pip finds nothing to install",
+     "tensorflow 2.16 has wheels for Python 3.9–3.12"),
+    ("3.13.1", "tensorflow-gpu==2.16.1|none", "Python 3.13 has no wheel of tensorflow 2.16: pip finds nothing to install",
+     "tensorflow 2.16 has wheels for Python 3.9–3.12"),
+    ("3.13.1", "tensorflow==2.16.1|none", "Python 3.13 has no wheel of tensorflow 2.16: pip finds nothing to install",
+     "tensorflow 2.16 has wheels for Python 3.9–3.12"),
+])
+def test_from_versions_none_the_matrix_explains_gives_the_matrix_s_error_alone(python, subject, title, wheels):
+    (f,) = found(offered(python, subject, "L"))
+    assert (f.id, f.severity, f.title, f.evidence) == ("python-version-no-wheel", Severity.ERROR, title, ("log: L", f"this Python is {python}", wheels))
+
+
+def test_a_package_without_a_matrix_of_its_own_is_named_whatever_the_python():
+    line = "ERROR: Could not find a version that satisfies the requirement jax==0.4.30 (from versions: none)"
+    assert found(offered("3.16.1", "jax==0.4.30|none", line)) == [nothing("jax", Section.TORCH, TORCH_URL, "3.16.1", line)]
+
+
+def test_judged_by_the_matrix_directly():
+    facts = machine(python="3.13.1")
+    assert pm._judged_by_the_matrix(facts, MATRIX, "torch", "1.13.1") is True
+    assert pm._judged_by_the_matrix(facts, MATRIX, "torch", "2.6.0") is False
+    assert pm._judged_by_the_matrix(facts, MATRIX, "torch", "") is False
+    assert pm._judged_by_the_matrix(machine(python="3.16.1"), MATRIX, "torch", "") is True
+    assert pm._judged_by_the_matrix(facts, MATRIX, "tensorflow", "2.16.1") is True
+    assert pm._judged_by_the_matrix(facts, MATRIX, "tensorflow-gpu", "2.16.1") is True
+    assert pm._judged_by_the_matrix(facts, MATRIX, "tensorflow-cpu", "2.16.1") is True
+    assert pm._judged_by_the_matrix(facts, MATRIX, "tensorflow", "2.20.0") is False
+    assert pm._judged_by_the_matrix(facts, MATRIX, "tensorflow", "") is False
+    assert pm._judged_by_the_matrix(machine(python="3.16.1"), MATRIX, "tensorflow", "") is True  # no tensorflow has a 3.16 wheel
+    assert pm._judged_by_the_matrix(machine(python="3.16.1"), MATRIX, "tensorflow", "0.0.1") is True  # unknown: every release
+    assert pm._judged_by_the_matrix(facts, MATRIX, "tensorflow", "0.0.1") is False
+    assert pm._judged_by_the_matrix(machine(python="3.16.1"), MATRIX, "torch", "0.0.1") is True
+    assert pm._judged_by_the_matrix(facts, MATRIX, "jax", "0.4.30") is False
+    assert pm._judged_by_the_matrix(facts, None, "torch", "1.13.1") is False
+    py314 = machine(python="3.14.0")  # some torch has a 3.14 wheel, no tensorflow has: each package's own releases count
+    assert pm._judged_by_the_matrix(py314, MATRIX, "torch", "") is False
+    assert pm._judged_by_the_matrix(py314, MATRIX, "tensorflow", "") is True
+
+
+def test_an_offered_list_judged_only_when_the_python_is_unknown():
+    line = "ERROR: Could not find a version that satisfies the requirement torch==1.13.1 (from versions: 2.0.0, 2.0.1)"
+    assert found(offered("3.13.1", "torch==1.13.1|2.0.0, 2.0.1", line)) != []  # the matrix rule, from the request
+    assert [f.severity for f in found(offered("3.10.12", "torch==1.13.1|2.0.0, 2.0.1", line))] == []
+    assert found(offered("", "torch==|2.0.0, 2.0.1", line)) == []  # no version asked for: nothing to compare
+    assert found(offered("", "torch==1.13.1| 2.0.0 ,1.13.1", line)) == []  # offered after all, spaces aside
+
+
+def test_one_finding_per_request_however_many_lines_repeat_it():
+    offered_line = "ERROR: Could not find a version that satisfies the requirement torch==1.13.1 (from versions: 2.0.0)"
+    no_match = Symptom("no-matching-distribution", "ERROR: No matching distribution found for torch==1.13.1", subject="torch==1.13.1")
+    facts = offered("3.13.1", "torch==1.13.1|2.0.0", offered_line, no_match)
+    (f,) = found(facts)
+    assert f.evidence[0] == "log: ERROR: No matching distribution found for torch==1.13.1"  # the no-matching line speaks
+    other = Symptom("no-matching-distribution", "ERROR: No matching distribution found for tensorflow==2.16.1", subject="tensorflow==2.16.1")
+    both = found(offered("3.13.1", "torch==1.13.1|2.0.0", offered_line, other))
+    assert [x.evidence[0] for x in both] == [f"log: {other.text}", f"log: {offered_line}"]
+
+
+def test_wanted_distributions_reads_requests():
+    facts = offered("3.13.1", "torch==1.13.1|2.0.0", "A",
+                    Symptom("no-matching-distribution", "B", framework="torch", subject="tensorflow"),
+                    Symptom("pip-offered-versions", "C", framework="tensorflow", subject="tensorflow==|none"),
+                    Symptom("pip-offered-versions", "E", framework="tensorflow", subject="tensorflow-cpu==2.16.1|2.20.0"),
+                    Symptom("pip-offered-versions", "D", subject=None))
+    assert pm._wanted_distributions(facts) == [
+        Symptom("no-matching-distribution", "B", "torch", "tensorflow"),
+        Symptom("no-matching-distribution", "A", None, "torch==1.13.1"),
+        Symptom("no-matching-distribution", "E", "tensorflow", "tensorflow-cpu==2.16.1"),
+        Symptom("no-matching-distribution", "D", None, ""),
+    ]
+    assert pm._wanted_distributions(machine(python="3.13.1")) == []
+
+
+def test_the_real_lines_of_one_failed_install():
+    text = ("ERROR: Could not find a version that satisfies the requirement torch==1.13.1 (from versions: 2.2.0, 2.2.1)\n"
+            "ERROR: No matching distribution found for torch==1.13.1\n")
+    facts = dataclasses.replace(read_evidence(text), host=machine(python="3.12.1").host)
+    (f,) = found(facts)
+    assert f.title == "Python 3.12 has no wheel of torch 1.13: pip finds nothing to install"
+    assert f.evidence == ("log: ERROR: No matching distribution found for torch==1.13.1", "this Python is 3.12.1",
+                          "torch 1.13 has wheels for Python 3.7–3.11")
+
+
+def test_a_request_with_a_wheel_for_this_python_does_not_stop_the_next():
+    facts = dataclasses.replace(machine(python="3.13.1"), symptoms=(
+        Symptom("no-matching-distribution", "A", subject="torch==2.6.0"), Symptom("no-matching-distribution", "B", subject="torch==1.13.1")))
+    assert [f.title for f in found(facts)] == ["Python 3.13 has no wheel of torch 1.13: pip finds nothing to install"]
+
+
+def test_a_subject_without_a_version_names_the_package():
+    assert found(offered("", "torch|none", "L")) == [nothing("torch", Section.TORCH, TORCH_URL, None, "L")]
