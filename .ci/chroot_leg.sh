@@ -63,7 +63,7 @@ test)
     echo "$(python3 --version) in Debian $(cat /etc/debian_version)"
     python3 -m venv /venv
     /venv/bin/pip install -q ".[dev]"
-    /venv/bin/python -m pytest -m "not slow" -q -p no:cacheprovider'
+    /venv/bin/python -m pytest -n auto -m "not slow" -q -p no:cacheprovider'
   ;;
 *) echo "usage: $0 make|test SUITE" >&2; exit 2 ;;
 esac

@@ -68,7 +68,9 @@ def _cudnn(facts: Facts) -> tuple[Status, str | None]:
         return Status.OK, None
     wheels_absent = any(name.startswith("nvidia-cudnn") for name in packages)  # looked for in a whole list: absent
     if _frameworks_needing_cudnn(facts) and gpu_presence(facts) is not False and wheels_absent and loader == ():
-        return Status.ERROR, "no cuDNN: none on the loader path and no nvidia-cudnn wheel, and TensorFlow needs one"
+        # an error on a GPU machine; with the GPU unknown, a warning (as tf-missing-gpu-libs says it then)
+        return (Status.ERROR if gpu_presence(facts) else Status.WARNING), \
+            "no cuDNN: none on the loader path and no nvidia-cudnn wheel, and TensorFlow needs one"
     if loader == () or wheels_absent:
         if not _frameworks_needing_cudnn(facts) or gpu_presence(facts) is False:
             return Status.OK, None  # probed: none, and nothing here needs one

@@ -96,15 +96,17 @@ def _judged_by_the_matrix(facts: Facts, matrix: "Matrix | None", name: str, vers
 def _nothing_offered(symptom: Symptom, name: str, python: str | None) -> Finding:
     """"(from versions: none)": pip sees no wheel of the package at all for this interpreter and platform: the
     cause is named with its usual alternatives (a wrong index URL gives the same line), as a warning."""
+    section, url = ((Section.TENSORFLOW, b.TF_PIP_URL) if name.startswith("tensorflow") else
+                    (Section.JAX, "https://docs.jax.dev/en/latest/installation.html") if name.startswith("jax") else
+                    (Section.TORCH, b.TORCH_URL))
     return Finding(
-        "python-version-no-wheel", Severity.WARNING, Section.TENSORFLOW if name.startswith("tensorflow") else Section.TORCH,
+        "python-version-no-wheel", Severity.WARNING, section,
         f"pip finds no {name} wheel at all for this Python{f' ({python})' if python else ''} and platform",
         (f"log: {symptom.text}",
          "'from versions: none' means the index has no wheel for this interpreter: most often a Python newer (or older) "
          "than the release supports, a 32-bit Python, or an index URL without that build"),
         Fix(f"Check the Python (64-bit, a version {name} publishes wheels for) and the index URL",
-            ("python -c \"import sys, struct; print(sys.version, struct.calcsize('P') * 8, 'bit')\"",),
-            b.TF_PIP_URL if name.startswith("tensorflow") else b.TORCH_URL),
+            ("python -c \"import sys, struct; print(sys.version, struct.calcsize('P') * 8, 'bit')\"",), url),
     )
 
 
