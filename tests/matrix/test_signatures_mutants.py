@@ -180,18 +180,12 @@ def test_what_a_signature_keeps():
     assert sig == s.Signature("a", r"x(\d)", ("x", "q"), "s", "torch", "{1}", (("k.{1}", "{1|cc}"), ("flag", True)), {"k": "why"},
                               "{1}", "f", "x-y", ("https://x",), ("x1",), ("y", "z"))
     assert sig.regex.pattern == r"x(\d)" and sig.regex is sig.regex
-    assert table.keyword_filter.pattern == "q|x"
 
 
 def test_facts_alone_establish_something_and_optional_keys_default():
     (sig,) = s.parse_signatures({"signature": [entry(symptom=..., facts={"driver.version": "{1}"}, must_not_match=["y"])]}).signatures
     assert (sig.symptom, sig.framework, sig.subject, sig.when, sig.family, sig.supports, sig.implied) == (None, None, None, None, None, None, {})
     assert s.parse_signatures({}).signatures == () and s.parse_signatures({}).reviewed == ""
-
-
-def test_keywords_are_escaped_and_merged_in_the_filter():
-    table = s.parse_signatures({"signature": [entry(keywords=["a.b", "c"]), entry(id="b", keywords=["c", "(d)"])]})
-    assert table.keyword_filter.pattern == r"\(d\)|a\.b|c"
 
 
 def test_a_duplicate_id_is_refused():
