@@ -227,7 +227,7 @@ def load_signatures(directory: Path | None = None) -> SignatureTable:
 
         directory = matrices_dir()
     try:
-        import tomllib
+        import tomllib  # novermin: tomli, a dependency below 3.11, stands in there
     except ModuleNotFoundError:  # Python 3.10
         import tomli as tomllib  # type: ignore[no-redef]
     from .reader import read_toml

@@ -14,10 +14,15 @@ Equivalent mutants:
 from __future__ import annotations
 
 import re
-import tomllib
+import sys
 from pathlib import Path
 
 import pytest
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover - Python 3.10
+    import tomli as tomllib
 
 from gpudoctor.errors import MatrixError
 from gpudoctor.matrix import signatures as s
