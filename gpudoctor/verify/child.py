@@ -34,13 +34,15 @@ ProgressFn = Callable[[int, int, str], None]
 def worker_argv(request: CaseRequest, result_file: str) -> list[str]:
     argv = child_start.argv("gpudoctor.verify.worker", "--framework", request.framework.short, "--test", request.test,
                             "--device", request.device, "--result-file", result_file)  # fmt: skip
-    if request.amp is True:
-        argv.append("--amp")
-    elif request.amp is False:
-        argv.append("--no-amp")
+    return argv + _options(request)
+
+
+def _options(request: CaseRequest) -> list[str]:
+    """The worker options a request carries beside its test: AMP on or off, and pretrained weights files."""
+    out = ["--amp"] if request.amp is True else ["--no-amp"] if request.amp is False else []
     for path in request.weights:
-        argv += ["--weights", path]
-    return argv
+        out += ["--weights", path]
+    return out
 
 
 def _is_noise(line: str) -> bool:
@@ -83,13 +85,7 @@ def many_argv(requests: list[CaseRequest], result_dir: str, test_timeout: float)
     argv = child_start.argv("gpudoctor.verify.worker", "--framework", first.framework.short,
                             "--tests", ",".join(r.test for r in requests), "--device", first.device, "--result-dir", result_dir,
                             "--test-timeout", f"{test_timeout:g}")  # fmt: skip
-    if first.amp is True:
-        argv.append("--amp")
-    elif first.amp is False:
-        argv.append("--no-amp")
-    for path in first.weights:
-        argv += ["--weights", path]
-    return argv
+    return argv + _options(first)
 
 
 @dataclass
