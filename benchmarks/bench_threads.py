@@ -3,9 +3,10 @@
     python benchmarks/bench_threads.py            # the development part (tests/data/threads/)
     python benchmarks/bench_threads.py --frozen   # the frozen test part, once, at the end of a piece of work
 
-The development part mixes the threads tuned against (before issue 20) and the blind ones; both are shown apart.
-The frozen part (tests/data/threads-frozen/, chosen by tools/corpus_split.py) is never opened while code changes;
-threads listed in its SEEN-BY-DEVELOPER.txt (seen as search excerpts before the split) are left out of its score.
+The development part mixes the threads tuned against (before issue 20), the blind ones and the round-1 frozen part
+(scored once, then moved there: tests/data/threads/FROZEN-ROUND-1.txt); each is shown apart. The frozen part
+(tests/data/threads-frozen/, round 2, chosen by tools/corpus_split.py) is never opened while code changes; threads
+listed in its SEEN-BY-DEVELOPER.txt (seen before the split, if any) are left out of its score.
 
 Prints, for the pasted text alone and with the facts each thread states in words ([context]): how many threads
 get their cause right (broken) or get no false error (healthy), by era; then the time to parse and judge a 1 MB
@@ -26,7 +27,7 @@ from gpudoctor.checks import run_checks  # noqa: E402
 from gpudoctor.evidence import read_evidence  # noqa: E402
 from gpudoctor.matrix import load_matrix  # noqa: E402
 from gpudoctor.model import Severity  # noqa: E402
-from tests.evidence.corpus import FROZEN, diagnose, is_right, threads  # noqa: E402
+from tests.evidence.corpus import FROZEN, THREADS, diagnose, is_right, threads  # noqa: E402
 
 
 def _score(label: str, corpus: list, show_misses: bool) -> None:
@@ -53,7 +54,12 @@ def frozen() -> None:
 
 def accuracy() -> None:
     corpus = threads()
-    _score("blind development part (paste alone)", [t for t in corpus if t.blind], show_misses="-v" in sys.argv)
+    listed = THREADS / "FROZEN-ROUND-1.txt"
+    round_1 = set(listed.read_text().split()) if listed.exists() else set()
+    blind = [t for t in corpus if t.blind and f"{t.name}.toml" not in round_1]
+    _score("blind development part (paste alone)", blind, show_misses="-v" in sys.argv)
+    _score("round-1 frozen part, now development (paste alone)", [t for t in corpus if f"{t.name}.toml" in round_1],
+           show_misses="-v" in sys.argv)
     _score("tuned development part (paste alone)", [t for t in corpus if not t.blind], show_misses="-v" in sys.argv)
     for with_context in (False, True):
         right, total = Counter(), Counter()

@@ -18,12 +18,12 @@ from .issue_form import _gpu_name, _os
 NAME = "reporter's words"
 
 # A line of tool output, not prose: a path, a log prefix, a table, a prompt, a traceback, a known output header.
-_OUTPUT = re.compile(r"[/\\]\w|^\s*(?:\||\+-|>>>|\$|#|File \"|Traceback|\d{4}-\d{2}-\d{2}|[A-Z]\d{4} |\[)|NVIDIA-SMI|Driver Version|"
-                     r"CUDA used to build|runtime version|Is CUDA available|==|site-packages|\w+\s{3,}\S|"
-                     r"^\s*[-*]?\s*\**[A-Z][\w /().-]{1,40}\**\s*:\s*\S.{0,80}$")  # "Key: value": an output line or a form field
+_OUTPUT = re.compile(r"[/\\]\w|^\s*(?:(?:ERROR|WARNING|INFO|DEBUG|FATAL|CRITICAL)\b|\||\+-|>>>|\$|#|File \"|Traceback|\d{4}-\d{2}-\d{2}|[A-Z]\d{4} |\[)|NVIDIA-SMI|Driver Version|"
+                     r"CUDA used to build|runtime version|Is CUDA available|={3,}|^\s*[\w.-]+==\S+\s*$|site-packages|\w+\s{3,}\S|"
+                     r"^\s*[-*]?\s*[A-Z][\w /().-]{1,40}\s*:\s*\S.{0,80}$")  # "Key: value": an output line or a form field
 _EXAMPLE = re.compile(r"\((?:e\.g\.?|for example|like)[^)]*\)", re.I)
-_FRAMEWORK = re.compile(r"(?i)\b(tensorflow|tf|pytorch|torch)(?:-gpu)?\s+(?:version\s+)?(?:is\s+|of\s+|:\s*|=\s*|v)?"
-                        r"(\d+\.\d+(?:\.\d+)?(?:\+(?:cpu|cu\d+))?)(?![\d.]*\w)")
+_FRAMEWORK = re.compile(r"(?i)\b(tensorflow|tf|pytorch|torch)(?:-gpu)?(?:\s+(?:version\s+)?(?:is\s+|of\s+|:\s*|=\s*|v)?|\s*={1,2}\s*)"
+                        r"(\d+\.\d+(?:\.\d+)?)(?:\s*\+\s*(cpu|cu\d+))?(?![\d.]*\w)")
 _OS = re.compile(r"(?i)\b(windows\s*(?:10|11|7|8\.1|server\s*\d{4})|ubuntu\s*\d{2}\.\d{2}(?:\.\d+)?|wsl\s*[12]\b|wsl2|"
                  r"mac\s?os\s*(?:\d+(?:\.\d+)?|[a-z]+)?|debian\s*\d+|centos\s*\d+|fedora\s*\d+)")
 _GPU = re.compile(r"(?i)\b((?:nvidia\s+)?(?:geforce\s+)?(?:rtx|gtx)\s?\d{3,4}(?!\s*(?:series|s\b|-series))(?:\s?ti)?(?:\s?super)?(?:\s?laptop)?|"
@@ -45,6 +45,7 @@ _ANY = re.compile(r"(?i)tensorflow|\btf\b|torch|windows|ubuntu|wsl|mac|debian|ce
 _EVERY_KEY = frozenset({"frameworks.torch.version", "frameworks.tensorflow.version", "cuda_toolkits[0].version",
                         "libraries.libcudnn[]", "host.python", "driver.version", "host.os", "gpus", "gpus[0].compute_capability"})
 _PROSE = re.compile(r"[A-Za-z]{3,}\s+[A-Za-z]{2,}")
+_BOLD_LABEL = re.compile(r"\s*[-*]?\s*\*\*[A-Za-z][^*]{0,40}\*\*")  # "**Setup:** GTX 1070": a reporter's own label, never tool output
 
 
 def read(document: Document) -> Iterator[Observation]:
@@ -55,7 +56,7 @@ def read(document: Document) -> Iterator[Observation]:
         if not _ANY.search(line):
             continue
         line = _EXAMPLE.sub(" ", line) if "(" in line else line  # an issue template's "(e.g., Linux Ubuntu 16.04)" is no statement
-        if len(line) > 400 or not _PROSE.search(line) or _OUTPUT.search(line):
+        if len(line) > 400 or not (_PROSE.search(line) or _BOLD_LABEL.match(line)) or _OUTPUT.search(line):
             continue
         for key, value in _facts(line, said):
             if key not in said:  # the first statement of a fact counts; later ones are usually the same or a wish
@@ -70,7 +71,7 @@ def _facts(line: str, said: set[str] | frozenset[str] = frozenset()) -> Iterator
     if not {"frameworks.torch.version", "frameworks.tensorflow.version"} <= said:
         for m in _FRAMEWORK.finditer(line):
             framework = "tensorflow" if m.group(1).lower() in ("tensorflow", "tf") else "torch"
-            yield f"frameworks.{framework}.version", m.group(2)
+            yield f"frameworks.{framework}.version", m.group(2) + (f"+{m.group(3).lower()}" if m.group(3) else "")
     m = _CUDA.search(line) if "cuda_toolkits[0].version" not in said else None
     if m and major_minor(m.group(1)):
         yield "cuda_toolkits[0].version", major_minor(m.group(1))

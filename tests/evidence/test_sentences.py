@@ -1,0 +1,49 @@
+"""The reporter's own words as stated facts (gpudoctor/evidence/readers/sentences.py): what a sentence states is read,
+tool output is left to its readers."""
+
+from __future__ import annotations
+
+import pytest
+
+from gpudoctor.evidence import read_evidence
+
+
+def _facts(text: str):
+    return read_evidence(text, "paste")
+
+
+def _torch(text: str):
+    """The torch version the reporter's words state (None where no sentence states one)."""
+    facts = _facts(text)
+    said = (facts.provenance or {}).get("frameworks.torch.version", "").startswith("reporter's words")
+    return facts.frameworks.torch.version if said else None
+
+
+def test_a_bold_label_line_is_the_reporters_own_words():
+    # https://github.com/Comfy-Org/ComfyUI/issues/9929: no sentence, only the reporter's markdown labels
+    facts = _facts("**Setup:** i7-8750H, GTX 1070, 16 GB RAM.  \n**Versions:** PyTorch 2.8.0 + cu129  \n")
+    assert facts.gpus[0].name == "GTX 1070"
+    assert facts.frameworks.torch.version == "2.8.0+cu129"
+    assert facts.provenance["frameworks.torch.version"].startswith("reporter's words")
+
+
+def test_a_pinned_requirement_in_a_sentence_states_the_build():
+    # https://github.com/MRzzm/DINet/issues/100
+    text = "I have a RTX 3090 graphics card. The requirement in the txt file, torch==1.7.1+cu101, is too low for this card."
+    assert _torch(text) == "1.7.1+cu101"
+    assert _facts(text).gpus[0].name == "RTX 3090"
+
+
+@pytest.mark.parametrize("line", [
+    "torch==1.7.1+cu101",                                  # a pip freeze line: the package reader's, not words
+    "======== torch 1.7.1 was used here ========",          # a separator of a log
+    "ERROR: Could not find a version that satisfies the requirement torch==2.10.0 (from versions: none)",
+    "Versions: PyTorch 2.8.0 + cu129",                     # "Key: value" without the reporter's bold: maybe output
+])
+def test_tool_output_is_not_read_as_words(line):
+    assert _torch(line) is None
+
+
+def test_a_cuda_flavour_spelled_apart_is_the_local_tag():
+    assert _torch("I installed PyTorch 2.4.1 + cu121 with pip yesterday") == "2.4.1+cu121"
+    assert _torch("my torch version is 2.1.0") == "2.1.0"
