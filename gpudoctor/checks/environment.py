@@ -123,6 +123,30 @@ def container_without_gpu_runtime(facts: Facts, matrix: object) -> Iterator[Find
     )
 
 
+# What a framework inside the container prints when no GPU reached it (pasted lines).
+_NO_GPU_INSIDE = ("no-driver-found", "nvidia-driver-not-loaded", "cuda-unavailable", "cuda-no-device")
+
+
+def container_started_without_gpus(facts: Facts, matrix: object) -> Iterator[Finding]:
+    """A pasted `docker run` without --gpus (or the NVIDIA runtime), and CUDA unavailable inside: the container got no
+    GPU. Either alone says nothing: a CPU container is fine, and CUDA fails for many other reasons."""
+    started = symptoms(facts, "container-run-without-gpus")
+    torch = facts.frameworks.torch if facts.frameworks else None
+    failed = [s for kind in _NO_GPU_INSIDE for s in symptoms(facts, kind)]
+    if not started or not (failed or (torch is not None and torch.cuda_available is False)):
+        return
+    yield Finding(
+        "container-without-gpu-runtime", Severity.ERROR, Section.ENVIRONMENT,
+        "The container was started without GPU access: its `docker run` has no --gpus",
+        (f"log: {started[0].text}",
+         f"log: {failed[0].text}" if failed else "torch.cuda.is_available() is False inside it",
+         "without --gpus (or --runtime=nvidia) Docker passes no GPU and no driver library into the container"),
+        Fix("Start the container with GPUs (the host needs the NVIDIA Container Toolkit)",
+            ("docker run --gpus all ...", "sudo nvidia-ctk runtime configure --runtime=docker && sudo systemctl restart docker"),
+            CONTAINER_TOOLKIT),
+    )
+
+
 def cuda_force_ptx_jit(facts: Facts, matrix: object) -> Iterator[Finding]:
     if env(facts, "CUDA_FORCE_PTX_JIT") not in ("1",) or gpu_presence(facts) is not True:
         return
@@ -182,5 +206,6 @@ CHECKS = (
     wsl1_no_gpu_support,
     wsl_libcuda_not_on_loader_path,
     container_without_gpu_runtime,
+    container_started_without_gpus,
     cuda_force_ptx_jit,
 )

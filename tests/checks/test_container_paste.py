@@ -1,0 +1,33 @@
+"""A pasted `docker run` without GPUs, with CUDA unavailable inside: the container got no GPU (environment.py)."""
+
+from __future__ import annotations
+
+from gpudoctor.checks import run_checks
+from gpudoctor.evidence import read_evidence
+from gpudoctor.matrix import load_matrix
+
+# https://github.com/open-edge-platform/anomalib/issues/584 (the run line), then what the reporter saw inside
+ANOMALIB_RUN = "1. build image: `docker build -t test .`\n2. run it: `docker run -it test`\n"
+INSIDE_FALSE = ">>> import torch\n>>> torch.cuda.is_available()\nFalse\n"
+# https://github.com/pytorch/serve/issues/478: started with --gpus all, CUDA still unavailable (another cause)
+SERVE_RUN = "docker run --rm --shm-size=1g --gpus all --name=\"torchserve\" pytorch/torchserve:latest-gpu \\\n"
+
+
+def _ids(text: str) -> set[str]:
+    return {f.id for f in run_checks(read_evidence(text, "paste"), load_matrix(), "paste").findings}
+
+
+def test_a_run_without_gpus_and_cuda_unavailable_inside_is_the_cause():
+    assert "container-without-gpu-runtime" in _ids(ANOMALIB_RUN + INSIDE_FALSE)
+
+
+def test_a_run_with_gpus_is_not_blamed():
+    assert "container-without-gpu-runtime" not in _ids(SERVE_RUN + INSIDE_FALSE)
+
+
+def test_a_run_without_gpus_alone_is_a_cpu_container_and_fine():
+    assert "container-without-gpu-runtime" not in _ids(ANOMALIB_RUN)
+
+
+def test_cuda_unavailable_alone_does_not_guess_a_container():
+    assert "container-without-gpu-runtime" not in _ids(INSIDE_FALSE)
