@@ -53,7 +53,9 @@ def _wanted_distributions(facts: Facts) -> list[Symptom]:
 
 def _not_offered_by_pip(facts: Facts, matrix: "Matrix | None") -> Iterator[Finding]:
     """pip's "(from versions: ...)" lists only what has a wheel for this Python and platform: a published release
-    missing from it has no wheel here. The Python itself need not be in the paste."""
+    missing from it has no wheel here. The Python itself need not be in the paste, and where it is, pip's list still
+    wins over the matrix's Python range, which does not say per platform (torch 1.13 had Python 3.11 wheels for Linux
+    only)."""
     python_known = b.python_minor(facts) is not None
     for symptom in (s for s in (facts.symptoms or ()) if s.kind == "pip-offered-versions"):
         wanted, _, offered = (symptom.subject or "").partition("|")
@@ -63,8 +65,8 @@ def _not_offered_by_pip(facts: Facts, matrix: "Matrix | None") -> Iterator[Findi
             if not (python_known and _judged_by_the_matrix(facts, matrix, name, version)):
                 yield _nothing_offered(symptom, name, facts.host.python if python_known else None)
             continue
-        if python_known:
-            continue  # the Python is known: the rule above judges it against the matrix
+        if python_known and _judged_by_the_matrix(facts, matrix, name, version):
+            continue  # the rule above names this Python already
         if not version:
             continue
         release = None

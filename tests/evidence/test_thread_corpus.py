@@ -45,7 +45,6 @@ BLIND_NOT_YET_RIGHT = frozenset({
     'gh-fl-wireless-1',
     'gh-google-research-maxim-32',
     'gh-google-research-maxim-42',
-    'gh-groqcasters-1',
     'gh-hpc-admin-sist-dockermonitor-12',
     'gh-jax-ml-jax-11967',
     'gh-jax-ml-jax-16078',
