@@ -67,7 +67,10 @@ def _no_cuda_wheel_fix(facts: Facts, table) -> Fix:
 
 def jax_cpu_only_install(facts: Facts, matrix: object) -> Iterator[Finding]:
     jax = _jax(facts)
-    logged = symptoms(facts, "jax-cpu-fallback")
+    said = symptoms(facts, "jax-cpu-fallback")  # "a CUDA-enabled jaxlib is not installed": JAX itself says so
+    # "No GPU/TPU found" and a jaxlib without a CUDA platform: the CPU jaxlib, unless a CUDA backend failed for a
+    # reason of its own (then that failure is the finding)
+    logged = said + ([] if symptoms(facts, "jax-cuda-backend-failed") else symptoms(facts, "jax-no-accelerator"))
     if jax is None and not logged:
         return
     if jax is not None and jax.build not in ("cpu", None):
@@ -79,7 +82,7 @@ def jax_cpu_only_install(facts: Facts, matrix: object) -> Iterator[Finding]:
     jax = jax or JaxBuild()
     evidence = [f"{_label(jax)}: no jax-cuda12-plugin or jax-cuda13-plugin installed"] if jax.build == "cpu" else []
     evidence += [f"log: {s.text}" for s in logged[:1]]
-    presence = True if logged else gpu_presence(facts)
+    presence = True if said else gpu_presence(facts)
     if presence is False:
         yield Finding("jax-cpu-only-install", Severity.INFO, Section.JAX,
                       f"{_label(jax)} is the CPU build (fine on this machine without an NVIDIA GPU)", tuple(evidence))
