@@ -33,6 +33,7 @@ EXPLAINS: dict[str, tuple[str, ...]] = {
     "numpy2-abi-mismatch": ("framework-import-failed",),
     "python-version-no-wheel": ("matrix-unknown-version",),
     "mig-several-instances-visible": _UNAVAILABLE,
+    "torch-not-rocm-on-amd-gpu": ("torch-cuda-unavailable", "gpu-without-driver"),
 }
 
 

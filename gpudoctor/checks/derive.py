@@ -3,6 +3,8 @@
 it needs are known or derived, and never derives on its own.
 
 Derived here:
+- a CUDA build of torch: torch's own "Found no NVIDIA driver on your system" / "The NVIDIA driver on your system is too
+  old" are printed only by its CUDA build (a CPU build says "Torch not compiled with CUDA enabled").
 - a CUDA build of TensorFlow: the package index's `tensorflow` wheel (2.1 and newer, no local version tag) for Linux
   x86_64 is the CUDA build; `tensorflow-cpu` and the Windows and macOS wheels are not.
 """
@@ -13,7 +15,8 @@ import dataclasses
 import re
 from typing import TYPE_CHECKING
 
-from ..model import Facts, Frameworks, TensorflowBuild
+from ..model import Facts, Frameworks, TensorflowBuild, TorchBuild
+from ..model.inferred import torch_build_kind
 
 if TYPE_CHECKING:
     from ..matrix.model import Matrix
@@ -22,7 +25,24 @@ _CPU_DISTRIBUTIONS = ("tensorflow-cpu", "tensorflow-intel", "tensorflow-macos", 
 
 
 def derive(facts: Facts, matrix: "Matrix | None") -> Facts:
-    return _tensorflow_cuda_build(facts)
+    return _torch_cuda_build_from_its_words(_tensorflow_cuda_build(facts))
+
+
+# Symptom kinds that only torch's CUDA build prints (matrices/signatures.toml: torch-no-driver, torch-driver-too-old)
+_CUDA_BUILD_WORDS = ("no-driver-found", "driver-too-old")
+
+
+def _torch_cuda_build_from_its_words(facts: Facts) -> Facts:
+    torch = facts.frameworks.torch if facts.frameworks else None
+    said = next((s for s in facts.symptoms or () if s.kind in _CUDA_BUILD_WORDS and s.framework == "torch"), None)
+    if said is None or (torch is not None and torch_build_kind(torch) is not None):
+        return facts
+    built = dataclasses.replace(torch or TorchBuild(), build="cuda")
+    frameworks = dataclasses.replace(facts.frameworks or Frameworks(), torch=built)
+    provenance = dict(facts.provenance) if facts.provenance is not None else None
+    if provenance is not None:
+        provenance["frameworks.torch.build"] = f"derived: only torch's CUDA build prints {said.text[:80]!r}"
+    return dataclasses.replace(facts, frameworks=frameworks, provenance=provenance)
 
 
 def _tensorflow_cuda_build(facts: Facts) -> Facts:

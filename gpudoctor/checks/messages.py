@@ -1,9 +1,8 @@
 """Judging what a pasted log says happened. A framework's own error line is the strongest evidence there is
 ("The NVIDIA driver on your system is too old", "Loaded runtime CuDNN library ... but source was compiled with"),
-so each becomes the finding it proves, with the line as evidence, even when the facts around it are unknown.
-
-These checks run after the fact rules; where both find the same problem, the report keeps the fact rule's finding
-and adds the line to its evidence (checks/__init__.py)."""
+so each becomes the finding it proves, with the line as evidence, even when the facts around it are unknown. These
+checks run after the fact rules; where both find one problem, the report keeps the fact rule's finding and adds the
+line to its evidence (checks/__init__.py)."""
 
 from __future__ import annotations
 
@@ -193,8 +192,9 @@ def cuda_libraries_not_loadable(facts: Facts, matrix: "Matrix | None") -> Iterat
 def driver_library_not_loadable(facts: Facts, matrix: "Matrix | None") -> Iterator[Finding]:
     found = [s for s in symptoms(facts, "library-not-loadable") if s.subject and re.match(_LIBCUDA, s.subject, re.I)]
     found += symptoms(facts, "no-driver-found") + symptoms(facts, "nvidia-driver-not-loaded")
-    if not found or (facts.host and (facts.host.wsl or facts.host.container)):
-        return  # WSL and containers have their own findings for a missing libcuda
+    # WSL and containers have their own findings for a missing libcuda; an AMD GPU machine expects no NVIDIA driver
+    if not found or (facts.host and (facts.host.wsl or facts.host.container)) or (facts.amd_gpus and gpu_presence(facts) is not True):
+        return
     yield Finding(
         "gpu-without-driver", Severity.ERROR, Section.GPU,
         "The NVIDIA driver's user-space library (libcuda) is not installed or not found",

@@ -115,8 +115,11 @@ def rocm_version_mismatch(facts: Facts, matrix: object) -> Iterator[Finding]:
 def torch_cuda_build_on_amd_gpu(facts: Facts, matrix: "Matrix | None") -> Iterator[Finding]:
     torch = facts.frameworks.torch if facts.frameworks else None
     found = amd_gpus(facts)
-    if not torch or not found or torch_build_kind(torch) not in ("cuda", "cpu") or gpu_presence(facts) is not False:
+    if not torch or not found or torch_build_kind(torch) not in ("cuda", "cpu"):
         return
+    nvidia = gpu_presence(facts)
+    if nvidia is True or (nvidia is None and not symptoms(facts, "no-driver-found")):
+        return  # an NVIDIA GPU too, or no word on one: torch's "Found no NVIDIA driver" is that word in a paste
     kind = "a CUDA" if torch_build_kind(torch) == "cuda" else "a CPU-only"
     gfx = next((g.gfx_target for g in found if g.gfx_target), None)
     name = f"torch {torch.version}" if torch.version else "torch"  # no gap where an unknown version would stand

@@ -28,6 +28,8 @@ _OS = re.compile(r"(?i)\b(windows\s*(?:10|11|7|8\.1|server\s*\d{4})|ubuntu\s*\d{
                  r"mac\s?os\s*(?:\d+(?:\.\d+)?|[a-z]+)?|debian\s*\d+|centos\s*\d+|fedora\s*\d+)")
 _GPU = re.compile(r"(?i)\b((?:nvidia\s+)?(?:geforce\s+)?(?:rtx|gtx)\s?\d{3,4}(?!\s*(?:series|s\b|-series))(?:\s?ti)?(?:\s?super)?(?:\s?laptop)?|"
                   r"(?:nvidia\s+)?(?:tesla\s+)?(?:[ahv]100|h200|t4|p100|k80|a10g?|l4|a40|a6000))\b")
+_AMD_GPU = re.compile(r"(?i)\b((?:AMD\s+)?Radeon\s+(?:RX\s*)?\d{3,4}\s*(?:XTX|XT|GRE|M)?|(?:AMD\s+)?Radeon\s+(?:Pro\s+\w+|VII)|"
+                      r"RX\s?\d{3,4}\s*(?:XTX|XT|GRE)?|(?:AMD\s+)?Instinct\s+MI\d{2,3}X?)\b")
 _CUDA = re.compile(r"(?i)\bcuda(?:\s+toolkit)?\s*(?:version\s*)?(?:is\s+|:\s*|=\s*|v)?(\d{1,2}\.\d)(?:\.\d+)?\b(?![\d.]*\w)")
 _CUDNN = re.compile(r"(?i)\bcudnn\s*(?:version\s*)?(?:is\s+|:\s*|=\s*|v)?(\d\.\d+(?:\.\d+)?)\b")
 _PYTHON = re.compile(r"(?i)\bpython\s+(?:version\s+)?(?:is\s+)?(3\.\d{1,2}(?:\.\d+)?)\b(?![\d.]*\w)")
@@ -40,10 +42,11 @@ def _stated(key: str, value: object, number: int) -> Observation:
 
 
 # A cheap first filter: a line naming none of these says nothing this reader reads (most lines of a long log).
-_ANY = re.compile(r"(?i)tensorflow|\btf\b|torch|windows|ubuntu|wsl|mac|debian|centos|fedora|rtx|gtx|tesla|quadro|"
+_ANY = re.compile(r"(?i)tensorflow|\btf\b|torch|windows|ubuntu|wsl|mac|debian|centos|fedora|rtx|gtx|tesla|quadro|radeon|instinct|\brx\s?\d|"
                   r"\b[ahvtlpk]\d{2,3}\b|a10|cuda|cudnn|python|driver|compute capability")
 _EVERY_KEY = frozenset({"frameworks.torch.version", "frameworks.tensorflow.version", "cuda_toolkits[0].version",
-                        "libraries.libcudnn[]", "host.python", "driver.version", "host.os", "gpus", "gpus[0].compute_capability"})
+                        "libraries.libcudnn[]", "host.python", "driver.version", "host.os", "gpus", "gpus[0].compute_capability",
+                        "amd_gpus"})
 _PROSE = re.compile(r"[A-Za-z]{3,}\s+[A-Za-z]{2,}")
 _BOLD_LABEL = re.compile(r"\s*[-*]?\s*\*\*[A-Za-z][^*]{0,40}\*\*")  # "**Setup:** GTX 1070": a reporter's own label, never tool output
 
@@ -95,6 +98,11 @@ def _os_and_gpu(line: str, number: int, said: set[str]) -> Iterator[Observation]
         said.add("host.os")
         for obs in _os(m.group(1), number):
             yield Observation(obs.key, obs.value, number, NAME, obs.implied or "stated in the reporter's words", stated=True)
+    m = _AMD_GPU.search(line) if "amd_gpus" not in said else None
+    if m:
+        said.add("amd_gpus")
+        yield _stated("amd_gpus[0].index", 0, number)
+        yield _stated("amd_gpus[0].name", " ".join(m.group(1).split()), number)
     m = _GPU.search(line) if "gpus" not in said else None
     if m and "gpus" not in said:
         name = _gpu_name(m.group(1))
