@@ -206,7 +206,7 @@ def driver_library_not_loadable(facts: Facts, matrix: "Matrix | None") -> Iterat
 
 
 def cudnn_mismatch_from_message(facts: Facts, matrix: "Matrix | None") -> Iterator[Finding]:
-    for framework in ("tensorflow", "torch"):
+    for framework in ("tensorflow", "torch", "jax"):
         found = [s for s in symptoms(facts, "cudnn-loaded-mismatch") if s.framework == framework]
         if not found:
             continue
@@ -219,7 +219,7 @@ def cudnn_mismatch_from_message(facts: Facts, matrix: "Matrix | None") -> Iterat
             Fix(f"Install cuDNN {built} (first on the loader path), or a {name} release built with cuDNN {loaded}"
                 if built and loaded else f"Install the cuDNN {name} was built with",
                 (f"conda install cudnn={built}   # in a conda environment",) if built else (),
-                "https://www.tensorflow.org/install/source#gpu" if framework == "tensorflow" else b.TORCH_PREVIOUS_URL),
+                {"tensorflow": "https://www.tensorflow.org/install/source#gpu", "jax": "https://docs.jax.dev/en/latest/installation.html"}.get(framework, b.TORCH_PREVIOUS_URL)),
         )
 
 

@@ -234,6 +234,7 @@ def test_log_rule_severities_and_sections():
         "mmcv-without-ops": ("gpu-package-cpu-variant", Severity.ERROR, Section.ENVIRONMENT),
         "onnxruntime-cpu-package": ("gpu-package-cpu-variant", Severity.ERROR, Section.ENVIRONMENT),
         "wheel-not-supported": ("python-version-no-wheel", Severity.ERROR, Section.ENVIRONMENT),
+        "cudnn-header-lib-mismatch": ("cudnn-version-mismatch", Severity.ERROR, Section.CUDNN),
     }
 
 
