@@ -30,6 +30,7 @@ def registry() -> tuple[RegisteredCheck, ...]:
     from . import (
         amd,
         arch,
+        cudnn_majors,
         environment,
         evidence,
         frameworks,
@@ -74,6 +75,7 @@ def registry() -> tuple[RegisteredCheck, ...]:
         shell,
         jax,
         messages,
+        cudnn_majors,
         pip_messages,
         evidence,
     ]

@@ -47,7 +47,6 @@ BLIND_NOT_YET_RIGHT = frozenset({
     'gh-edgeai-torchvision-18',
     'gh-endernewton-tf-faster-rcnn-38',
     'gh-faster-whisper-1080',
-    'gh-faster-whisper-885',
     'gh-first-order-model-285',
     'gh-fl-wireless-1',
     'gh-flash-attention-784',

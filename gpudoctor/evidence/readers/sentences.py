@@ -21,6 +21,7 @@ NAME = "reporter's words"
 _OUTPUT = re.compile(r"[/\\]\w|^\s*(?:(?:ERROR|WARNING|INFO|DEBUG|FATAL|CRITICAL)\b|\||\+-|>>>|\$|#|File \"|Traceback|\d{4}-\d{2}-\d{2}|[A-Z]\d{4} |\[)|NVIDIA-SMI|Driver Version|"
                      r"CUDA used to build|runtime version|Is CUDA available|={3,}|^\s*[\w.-]+==\S+\s*$|site-packages|\w+\s{3,}\S|"
                      r"^\s*[-*]?\s*[A-Z][\w /().-]{1,40}\s*:\s*\S.{0,80}$")  # "Key: value": an output line or a form field
+_URL = re.compile(r"\(?\bhttps?://\S+")
 _EXAMPLE = re.compile(r"\((?:e\.g\.?|for example|like)[^)]*\)", re.I)
 _FRAMEWORK = re.compile(r"(?i)\b(tensorflow|tf|pytorch|torch)(?:-gpu)?(?:\s+(?:version\s+)?(?:is\s+|of\s+|:\s*|=\s*|v)?|\s*={1,2}\s*)"
                         r"(\d+\.\d+(?:\.\d+)?)(?:\s*\+\s*(cpu|cu\d+))?(?![\d.]*\w)")
@@ -31,7 +32,7 @@ _GPU = re.compile(r"(?i)\b((?:nvidia\s+)?(?:geforce\s+)?(?:rtx|gtx)\s?\d{3,4}(?!
 _AMD_GPU = re.compile(r"(?i)\b((?:AMD\s+)?Radeon\s+(?:RX\s*)?\d{3,4}\s*(?:XTX|XT|GRE|M)?|(?:AMD\s+)?Radeon\s+(?:Pro\s+\w+|VII)|"
                       r"RX\s?\d{3,4}\s*(?:XTX|XT|GRE)?|(?:AMD\s+)?Instinct\s+MI\d{2,3}X?)\b")
 _CUDA = re.compile(r"(?i)\bcuda(?:\s+toolkit)?\s*(?:version\s*)?(?:is\s+|:\s*|=\s*|v)?(\d{1,2}\.\d)(?:\.\d+)?\b(?![\d.]*\w)")
-_CUDNN = re.compile(r"(?i)\bcudnn\s*(?:version\s*)?(?:is\s+|:\s*|=\s*|v)?(\d\.\d+(?:\.\d+)?)\b")
+_CUDNN = re.compile(r"(?i)\bcudnn\s*(?:version\s*)?(?:is\s+|:\s*|=\s*|-|v)?(\d\.\d+(?:\.\d+)?)\b")
 _PYTHON = re.compile(r"(?i)\bpython\s+(?:version\s+)?(?:is\s+)?(3\.\d{1,2}(?:\.\d+)?)\b(?![\d.]*\w)")
 _CC = re.compile(r"(?i)\bcompute capability (?:of |is )?(\d{1,2}\.\d)\b")
 _DRIVER = re.compile(r"(?i)\bdriver\s*(?:version\s*)?(?:is\s+|:\s*)?(\d{3}\.\d{2,3}(?:\.\d{2})?)\b")
@@ -59,6 +60,7 @@ def read(document: Document) -> Iterator[Observation]:
         if not _ANY.search(line):
             continue
         line = _EXAMPLE.sub(" ", line) if "(" in line else line  # an issue template's "(e.g., Linux Ubuntu 16.04)" is no statement
+        line = _URL.sub(" ", line) if "://" in line else line  # a link in a sentence is no path of tool output
         if len(line) > 400 or not (_PROSE.search(line) or _BOLD_LABEL.match(line)) or _OUTPUT.search(line):
             continue
         for key, value in _facts(line, said):

@@ -1,0 +1,55 @@
+"""A program asks for cuDNN of one major by its file name (libcudnn_ops_infer.so.8, cudnn_ops_infer64_8.dll) where
+the evidence shows cuDNN of another major installed: the needed major is missing, not merely off the loader path
+(faster-whisper's CTranslate2 < 4.5 needs cuDNN 8; torch >= 2.4 and CTranslate2 >= 4.5 bring or need cuDNN 9)."""
+
+from __future__ import annotations
+
+import re
+from typing import Iterator
+
+from ..model import Facts, Finding, Fix, Section, Severity
+from ._facts import symptoms
+
+# libcudnn_ops_infer.so.8, libcudnn.so.9.1.0 -> "8", "9"; cudnn_ops_infer64_8.dll, cudnn64_9.dll -> "8", "9"
+_SONAME_MAJOR = re.compile(r"\.so\.(\d+)|64_(\d+)\.dll", re.I)
+
+
+def _major(name: str | None) -> str | None:
+    m = _SONAME_MAJOR.search(name or "")
+    return (m.group(1) or m.group(2)) if m else None
+
+
+def _installed_majors(facts: Facts) -> dict[str, str]:
+    """cuDNN majors the evidence shows installed, each with where it was seen."""
+    found: dict[str, str] = {}
+    for lib in (facts.libraries.libcudnn or ()) if facts.libraries else ():
+        major = (lib.version or "").split(".")[0]
+        if major.isdigit():
+            found.setdefault(major, f"cuDNN {lib.version}" + (f" ({lib.path})" if lib.path else ""))
+    for name, version in (facts.python_packages or {}).items():
+        if re.fullmatch(r"nvidia-cudnn-cu\d+", name) and version and version.split(".")[0].isdigit():
+            found.setdefault(version.split(".")[0], f"{name} {version}")
+    return found
+
+
+def cudnn_major_missing(facts: Facts, matrix: object) -> Iterator[Finding]:
+    asked = [(s, _major(s.subject)) for s in symptoms(facts, "cudnn-not-found")]
+    wanted = {major for _, major in asked if major}
+    installed = _installed_majors(facts)
+    if not wanted or not installed or wanted & installed.keys():
+        return
+    need, have = sorted(wanted)[0], sorted(installed)[0]
+    line = next(s for s, major in asked if major == need)
+    yield Finding(
+        "cudnn-version-mismatch", Severity.ERROR, Section.CUDNN,
+        f"The program needs cuDNN {need}, and only cuDNN {have} is installed",
+        (f"log: {line.text}", *installed.values(),
+         "a program built for one cuDNN major loads only that major's libraries: another major does not stand in"),
+        Fix(f"Install cuDNN {need} beside cuDNN {have} (and put it on the loader path), or a build of the program for cuDNN {have}",
+            (f"pip install 'nvidia-cudnn-cu12=={need}.*'   # then add its lib directory to LD_LIBRARY_PATH (PATH on Windows)",
+             "# faster-whisper / CTranslate2: ctranslate2>=4.5 needs cuDNN 9; ctranslate2==4.4.0 runs on cuDNN 8 with CUDA 12"),
+            "https://github.com/SYSTRAN/faster-whisper#gpu"),
+    )
+
+
+CHECKS = (cudnn_major_missing,)
