@@ -115,6 +115,7 @@ _SECTIONS = {
     "shell": Section.ENVIRONMENT,
     "jax": Section.JAX,
     "messages": Section.GPU,
+    "cudnn_majors": Section.CUDNN,
     "pip_messages": Section.TORCH,
     "evidence": Section.ENVIRONMENT,
 }
