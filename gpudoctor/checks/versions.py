@@ -199,7 +199,9 @@ def cuda_toolkit_newer_than_driver(facts: Facts, matrix: "Matrix | None") -> Ite
 
 
 def numpy2_abi_mismatch(facts: Facts, matrix: "Matrix | None") -> Iterator[Finding]:
-    logged = [s for s in (facts.symptoms or ()) if s.kind == "numpy-abi"]
+    # "multiarray failed to import" follows any C-API refusal: where NumPy said it is the older one, that is the finding
+    older = any(s.kind == "numpy-older-than-module" for s in facts.symptoms or ())
+    logged = [] if older else [s for s in (facts.symptoms or ()) if s.kind == "numpy-abi"]
     numpy = b.vt((facts.python_packages or {}).get("numpy"))
     too_old = []
     if matrix is not None and numpy and numpy[0] >= 2:

@@ -126,8 +126,6 @@ BLIND_NOT_YET_RIGHT = frozenset({
     'gh-tensorflow-9735',
     'gh-tensorflow-tensorflow-54446',
     'gh-tfjs-to-tf-33',
-    'gh-tflearn-tflearn-1',
-    'gh-trailbehind-deeposm-2',
     'gh-vision-1405',
     'gh-vocalpy-vak-470',
     'gh-vqgan-clip-docker-1',
