@@ -47,3 +47,18 @@ def test_tool_output_is_not_read_as_words(line):
 def test_a_cuda_flavour_spelled_apart_is_the_local_tag():
     assert _torch("I installed PyTorch 2.4.1 + cu121 with pip yesterday") == "2.4.1+cu121"
     assert _torch("my torch version is 2.1.0") == "2.1.0"
+
+
+@pytest.mark.parametrize("line", [
+    # https://github.com/bitsandbytes-foundation/bitsandbytes/issues/17
+    "Hello, I'm on a completely fresh Windows Subsystem for Linux with CUDA support installation of Ubuntu.",
+    "On WSL Ubuntu 22.04.2 LTS, I had to create a link first.",  # facebookresearch/nougat#105 (path left out)
+    "On Windows 11 I use WSL2 with an RTX 3060.",
+])
+def test_wsl_in_words_is_the_os_even_beside_windows(line):
+    host = _facts(line).host
+    assert (host.os, host.wsl) == ("linux", 2)
+
+
+def test_windows_alone_stays_windows():
+    assert _facts("I am on windows 10 and my GPU is RTX 2060").host.os == "windows"

@@ -28,7 +28,6 @@ BLIND_NOT_YET_RIGHT = frozenset({
     'gh-apache-mxnet-3829',
     'gh-apple-tensorflow_macos-143',
     'gh-awslabs-handwritten-text-recognition-for-apache-mxnet-29',
-    'gh-bitsandbytes-17',
     'gh-bitsandbytes-721',
     'gh-canonical-nvidia-prime-20',
     'gh-cfa-variant-forecasting-2026-20',

@@ -25,7 +25,8 @@ _URL = re.compile(r"\(?\bhttps?://\S+")
 _EXAMPLE = re.compile(r"\((?:e\.g\.?|for example|like)[^)]*\)", re.I)
 _FRAMEWORK = re.compile(r"(?i)\b(tensorflow|tf|pytorch|torch)(?:-gpu)?(?:\s+(?:version\s+)?(?:is\s+|of\s+|:\s*|=\s*|v)?|\s*={1,2}\s*)"
                         r"(\d+\.\d+(?:\.\d+)?)(?:\s*\+\s*(cpu|cu\d+))?(?![\d.]*\w)")
-_OS = re.compile(r"(?i)\b(windows\s*(?:10|11|7|8\.1|server\s*\d{4})|ubuntu\s*\d{2}\.\d{2}(?:\.\d+)?|wsl\s*[12]\b|wsl2|"
+_WSL = re.compile(r"(?i)\b(windows subsystem for linux|wsl\s*[12]\b|wsl2|wsl\b)")
+_OS = re.compile(r"(?i)\b(windows subsystem for linux|windows\s*(?:10|11|7|8\.1|server\s*\d{4})|ubuntu\s*\d{2}\.\d{2}(?:\.\d+)?|wsl\s*[12]\b|wsl2|wsl\b|"
                  r"mac\s?os\s*(?:\d+(?:\.\d+)?|[a-z]+)?|debian\s*\d+|centos\s*\d+|fedora\s*\d+)")
 _GPU = re.compile(r"(?i)\b((?:nvidia\s+)?(?:geforce\s+)?(?:rtx|gtx)\s?\d{3,4}(?!\s*(?:series|s\b|-series))(?:\s?ti)?(?:\s?super)?(?:\s?laptop)?|"
                   r"(?:nvidia\s+)?(?:tesla\s+)?(?:[ahv]100|h200|t4|p100|k80|a10g?|l4|a40|a6000))\b")
@@ -95,7 +96,8 @@ def _facts(line: str, said: set[str] | frozenset[str] = frozenset()) -> Iterator
 
 
 def _os_and_gpu(line: str, number: int, said: set[str]) -> Iterator[Observation]:
-    m = _OS.search(line) if "host.os" not in said else None
+    # "Windows 11 with WSL2": the frameworks run on the WSL side, so WSL is the OS the sentence states
+    m = (_WSL.search(line) or _OS.search(line)) if "host.os" not in said else None
     if m and "host.os" not in said:
         said.add("host.os")
         for obs in _os(m.group(1), number):
