@@ -92,7 +92,6 @@ BLIND_NOT_YET_RIGHT = frozenset({
     'gh-pytorch-103832',
     'gh-pytorch-12031',
     'gh-pytorch-165812',
-    'gh-pytorch-23778',
     'gh-pytorch-31243',
     'gh-pytorch-4112',
     'gh-pytorch-4596',

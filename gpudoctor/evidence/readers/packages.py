@@ -12,7 +12,8 @@ from ..observation import Observation
 NAME = "package list"
 
 _INTERESTING = frozenset({
-    "torch", "torchvision", "torchaudio", "pytorch", "pytorch-cuda", "cpuonly", "tensorflow", "tensorflow-gpu",
+    "torch", "torchvision", "torchaudio", "pytorch", "pytorch-nightly", "pytorch-cuda", "cpuonly", "cpu-only",
+    "tensorflow", "tensorflow-gpu",
     "tensorflow-cpu", "tensorflow-intel", "tensorflow-macos", "tensorflow-metal", "tf-nightly", "tf-nightly-gpu",
     "keras", "tf-keras", "numpy", "jax", "jaxlib", "cudatoolkit", "cudnn", "cuda-version", "cuda-toolkit",
     "cuda-runtime", "cuda-cudart", "tensorrt", "triton", "xformers", "cupy", "mxnet", "onnxruntime-gpu",
@@ -23,7 +24,7 @@ _VERSION = r"v?(\d+(?:\.\d+)*(?:[a-z]+\d*)?(?:\.?(?:post|dev)\d+)?(?:\+[\w.]+)?)
 _FREEZE = re.compile(rf"^\s*(?:\[(?:pip\d?|pip3)\]\s+|\+\s)?([A-Za-z0-9][\w.-]*)\s*==\s*{_VERSION}\s*$")  # "+ x==1": uv
 _COLUMNS = re.compile(rf"^\s*(?:\[(conda|pip\d?)\]\s+)?([A-Za-z0-9][\w.-]*)\s+{_VERSION}(?:\s+(\S+))?(?:\s+(\S+))?(?:\s+(\S+))?\s*$")
 _CONDA_PLAN = re.compile(rf"^\s*(?:[a-z][\w.-]*\s+(?=\S+::))?(?:\S+::)?([a-z][\w.-]*?)-{_VERSION}(?:\s*\|\s*|-)([\w.]+)\b")
-_CONDA_CUDA = re.compile(r"(?:^|_)cuda_?(\d+)\.?(\d)(?:_|$)")  # py3.9_cuda11.3_cudnn8.2.0_0, cuda118_py310h...
+_CONDA_CUDA = re.compile(r"(?:^|_)cuda_?(\d+)\.?(\d)(?:\.\d+)?(?:_|$)")  # py3.9_cuda11.3_cudnn8.2.0_0, cuda118_py310h..., py3.7_cuda10.0.130_cudnn7.6.2_0
 _CONDA_CUDNN = re.compile(r"cudnn(\d+\.\d+(?:\.\d+)?)")
 # pip's last line: "Successfully installed absl-py-0.15.0 keras-2.7.0 tensorflow-2.6.1" (name-version, space separated)
 _PIP_INSTALLED = re.compile(r"^\s*`*\s*Successfully installed ((?:[A-Za-z0-9][\w.]*(?:-[A-Za-z][\w.]*)*-\d[\w.+!]*\s*)+)`*\s*$")
@@ -103,8 +104,10 @@ def _jax(seen: list[Observation]) -> Iterator[Observation]:
 def _package(name: str, version: str, conda_build: str | None, number: int) -> Iterator[Observation]:
     if name not in _INTERESTING and not re.match(r"(?:nvidia-[a-z0-9-]+|mxnet)-cu\d+\w*$", name):
         return
-    if name == "pytorch":
+    if name in ("pytorch", "pytorch-nightly"):  # the conda names of torch (pytorch-nightly: the pytorch channel's, 2018-19)
         name = "torch"
+    if name == "cpu-only":  # the pytorch channel's CPU selector before it was renamed cpuonly
+        name = "cpuonly"
     yield Observation(f"python_packages.{name}", version, number, NAME)
     if name == "torch":
         yield Observation("frameworks.torch.version", version, number, NAME)
