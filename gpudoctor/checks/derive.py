@@ -5,6 +5,8 @@ it needs are known or derived, and never derives on its own.
 Derived here:
 - a CUDA build of torch: torch's own "Found no NVIDIA driver on your system" / "The NVIDIA driver on your system is too
   old" are printed only by its CUDA build (a CPU build says "Torch not compiled with CUDA enabled").
+- Rosetta: an x86_64 Python (`file $(which python)`, uname's shell) or zsh's "illegal hardware instruction" (an x86
+  build's AVX, which Rosetta cannot run) on a Mac whose chip is Apple silicon (M1-M5).
 - a CUDA build of TensorFlow: the package index's `tensorflow` wheel (2.1 and newer, no local version tag) for Linux
   x86_64 is the CUDA build; `tensorflow-cpu` and the Windows and macOS wheels are not.
 """
@@ -15,7 +17,7 @@ import dataclasses
 import re
 from typing import TYPE_CHECKING
 
-from ..model import Facts, Frameworks, TensorflowBuild, TorchBuild
+from ..model import Apple, Facts, Frameworks, Host, TensorflowBuild, TorchBuild
 from ..model.inferred import torch_build_kind
 
 if TYPE_CHECKING:
@@ -25,7 +27,7 @@ _CPU_DISTRIBUTIONS = ("tensorflow-cpu", "tensorflow-intel", "tensorflow-macos", 
 
 
 def derive(facts: Facts, matrix: "Matrix | None") -> Facts:
-    return _torch_cuda_build_from_its_words(_tensorflow_cuda_build(facts))
+    return _rosetta(_torch_cuda_build_from_its_words(_tensorflow_cuda_build(facts)))
 
 
 # Symptom kinds that only torch's CUDA build prints (matrices/signatures.toml: torch-no-driver, torch-driver-too-old)
@@ -66,3 +68,26 @@ def _tensorflow_cuda_build(facts: Facts) -> Facts:
         provenance["frameworks.tensorflow.is_cuda_build"] = (
             f"derived: the package index's tensorflow {version} wheel for Linux x86_64 is the CUDA build")
     return dataclasses.replace(facts, frameworks=frameworks, provenance=provenance)
+
+
+def _rosetta(facts: Facts) -> Facts:
+    apple = facts.host.apple if facts.host else None
+    host = facts.host
+    # Apple silicon: the chip in words, or a native shell's `uname -m` on the Mac (arm64)
+    silicon = re.match(r"Apple M\d", apple.chip or "") if apple else None
+    silicon = silicon or (host is not None and host.os == "darwin" and host.arch == "arm64")
+    if apple is None or apple.rosetta is not None or not silicon:
+        return facts
+    chip = apple.chip or "Apple-silicon Mac (uname -m: arm64)"
+    illegal = next((s for s in facts.symptoms or () if s.kind == "illegal-instruction"), None)
+    if apple.python_arch in ("x86_64", "i386"):
+        why = f"derived: an {apple.python_arch} Python on an {chip} runs under Rosetta"
+    elif illegal is not None and apple.python_arch is None:
+        why = f"derived: {illegal.text.strip()[:60]!r} on an {chip}: an x86 build's AVX, which Rosetta cannot run"
+    else:
+        return facts
+    host = dataclasses.replace(facts.host or Host(), apple=dataclasses.replace(apple or Apple(), rosetta=True))
+    provenance = dict(facts.provenance) if facts.provenance is not None else None
+    if provenance is not None:
+        provenance["host.apple.rosetta"] = why
+    return dataclasses.replace(facts, host=host, provenance=provenance)

@@ -67,6 +67,12 @@ def _darwin_uname(m, n, line):
                           "uname -a: an Apple-silicon kernel (RELEASE_ARM64) running an x86_64 shell is Rosetta")
 
 
+def _macho_file(m, n, line):
+    # `file $(which python)` on a Mac: the interpreter's own architecture (x86_64 on Apple silicon is Rosetta's)
+    yield Observation("host.os", "darwin", n, NAME, "file: a Mach-O executable")
+    yield Observation("host.apple.python_arch", m.group(1), n, NAME, "file $(which python): the interpreter's architecture")
+
+
 def _framework_path(m, n, line):
     # a traceback frame inside an installed framework: that framework is installed there (and it is the one running)
     framework = "torch" if m.group(2) == "torch" else "tensorflow"
@@ -90,12 +96,15 @@ _PATTERNS = tuple((re.compile(p), h, k) for p, h, k in (
     (r"^\s*Linux \S+ (\d+\.\d+\.\d+\S*) #\d+", _uname, ('Linux ',)),
     (r"^\s*File \"((?:[^\"]*[/\\])?(?:site|dist)-packages[/\\](torch|tensorflow))[/\\][^\"]*\", line \d+", _framework_path, ('packages',)),
     (r"^\s*Darwin \S+ \S+ Darwin Kernel Version .*RELEASE_(ARM64|X86_64)\S*\s+(x86_64|arm64)\s*$", _darwin_uname, ('Darwin ',)),
+    (r"python[\d.]*:\s+Mach-O 64-bit executable (x86_64|arm64)\s*$", _macho_file, ('Mach-O',)),
     (r"\b(\d+\.\d+\.\d+-\d+-Microsoft|\d+\.\d+\.\d+(?:\.\d+)?-microsoft-standard(?:-WSL2)?)\b", _wsl_kernel, ('icrosoft',)),
     (r"^\s*\*\s+(\S+)\s+(?:Running|Stopped|Installing|Converting)\s+([12])\s*$", _wsl_list, ('Running', 'Stopped', 'Installing', 'Converting')),
     (r"^(jax|jaxlib):\s+(\d+\.\d+\.\d+[\w.+]*)\s*$|^(python): (\d+\.\d+\.\d+)(?: \(|\s*$)", _jax_print_env, ('jax', 'python: ')),
 ))
-_ANY = re.compile("pip |Python |=|Linux |Darwin |packages|icrosoft|Running|Stopped|Installing|Converting|jax|python: ")
+_ANY = re.compile("pip |Python |=|Linux |Darwin |packages|icrosoft|Running|Stopped|Installing|Converting|jax|python: |Mach-O")
 
+
+_MACHINE = re.compile(r"^\s*(arm64|aarch64|x86_64)\s*$")  # the line after a prompt that ran `uname -m`
 
 # `nvidia-smi -L`: "GPU 0: NVIDIA A100-SXM4-40GB (UUID: GPU-...)", then its MIG devices indented below it
 _SMI_GPU = re.compile(r"^GPU (\d+): (.+?) \(UUID: (GPU-[\w-]+)\)\s*$")
@@ -120,7 +129,11 @@ def _smi_list(document: Document) -> Iterator[Observation]:
 def read(document: Document) -> Iterator[Observation]:
     if "(UUID: GPU-" in "\n".join(document.lines[:2000]):
         yield from _smi_list(document)
+    asked_machine = False
     for number, line in document.numbered():
+        if asked_machine and (m := _MACHINE.match(line)):
+            yield Observation("host.arch", m.group(1), number, NAME, "uname -m")
+        asked_machine = line.rstrip().endswith("uname -m") or (asked_machine and not line.strip())
         if not _ANY.search(line):
             continue
         for pattern, handler, keywords in _PATTERNS:

@@ -32,6 +32,8 @@ _GPU = re.compile(r"(?i)\b((?:nvidia\s+)?(?:geforce\s+)?(?:rtx|gtx)\s?\d{3,4}(?!
                   r"(?:nvidia\s+)?(?:tesla\s+)?(?:[ahv]100|h200|t4|p100|k80|a10g?|l4|a40|a6000))\b")
 _AMD_GPU = re.compile(r"(?i)\b((?:AMD\s+)?Radeon\s+(?:RX\s*)?\d{3,4}\s*(?:XTX|XT|GRE|M)?|(?:AMD\s+)?Radeon\s+(?:Pro\s+\w+|VII)|"
                       r"RX\s?\d{3,4}\s*(?:XTX|XT|GRE)?|(?:AMD\s+)?Instinct\s+MI\d{2,3}X?)\b")
+_APPLE_CHIP = re.compile(r"\b(?:Apple\s+)?(M[1-5])(?:\s+(Pro|Max|Ultra))?\b")  # read only on a line naming a Mac
+_MAC = re.compile(r"(?i)\bmac|macbook|apple|silicon")
 _CUDA = re.compile(r"(?i)\bcuda(?:\s+toolkit)?\s*(?:version\s*)?(?:is\s+|:\s*|=\s*|v)?(\d{1,2}\.\d)(?:\.\d+)?\b(?![\d.]*\w)")
 _CUDNN = re.compile(r"(?i)\bcudnn\s*(?:version\s*)?(?:is\s+|:\s*|=\s*|-|v)?(\d\.\d+(?:\.\d+)?)\b")
 _PYTHON = re.compile(r"(?i)\bpython\s+(?:version\s+)?(?:is\s+)?(3\.\d{1,2}(?:\.\d+)?)\b(?![\d.]*\w)")
@@ -48,7 +50,7 @@ _ANY = re.compile(r"(?i)tensorflow|\btf\b|torch|windows|ubuntu|wsl|mac|debian|ce
                   r"\b[ahvtlpk]\d{2,3}\b|a10|cuda|cudnn|python|driver|compute capability")
 _EVERY_KEY = frozenset({"frameworks.torch.version", "frameworks.tensorflow.version", "cuda_toolkits[0].version",
                         "libraries.libcudnn[]", "host.python", "driver.version", "host.os", "gpus", "gpus[0].compute_capability",
-                        "amd_gpus"})
+                        "amd_gpus", "host.apple.chip"})
 _PROSE = re.compile(r"[A-Za-z]{3,}\s+[A-Za-z]{2,}")
 _BOLD_LABEL = re.compile(r"\s*[-*]?\s*\*\*[A-Za-z][^*]{0,40}\*\*")  # "**Setup:** GTX 1070": a reporter's own label, never tool output
 
@@ -102,6 +104,10 @@ def _os_and_gpu(line: str, number: int, said: set[str]) -> Iterator[Observation]
         said.add("host.os")
         for obs in _os(m.group(1), number):
             yield Observation(obs.key, obs.value, number, NAME, obs.implied or "stated in the reporter's words", stated=True)
+    m = _APPLE_CHIP.search(line) if "host.apple.chip" not in said and _MAC.search(line) else None
+    if m:
+        said.add("host.apple.chip")
+        yield _stated("host.apple.chip", f"Apple {m.group(1)}" + (f" {m.group(2)}" if m.group(2) else ""), number)
     m = _AMD_GPU.search(line) if "amd_gpus" not in said else None
     if m:
         said.add("amd_gpus")
