@@ -134,3 +134,10 @@ def test_ethminer_hardware_line_without_a_colon():
 def test_a_bare_label_line_outside_a_template_is_not_a_form():
     facts = read_evidence("Python version: 3.9\nOS: Windows\nGPU: RTX 4090\n")
     assert facts.host is None and facts.gpus is None
+
+
+def test_a_version_answer_with_the_framework_glued_on_is_read():
+    # https://github.com/tensorflow/tensorflow/issues/60241 answered "tf2.12.0"
+    form = "### Tensorflow Version\n\ntf2.12.0\n\n### OS Platform and Distribution\n\nWin11\n"
+    facts = read_evidence(form, "form")
+    assert facts.frameworks.tensorflow.version == "2.12.0" and facts.host.os == "windows"

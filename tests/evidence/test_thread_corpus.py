@@ -114,7 +114,6 @@ BLIND_NOT_YET_RIGHT = frozenset({
     'gh-tensorflow-44750',
     'gh-tensorflow-56',
     'gh-tensorflow-59016',
-    'gh-tensorflow-60241',
     'gh-tensorflow-60750',
     'gh-tensorflow-62711',
     'gh-tensorflow-63362',

@@ -55,7 +55,7 @@ _EXAMPLE = re.compile(r"\(e\.g\.?,?\s*([^)]*)\)", re.I)
 _UNKNOWN = {"", "-", "--", "n/a", "na", "none", "no", "_no response_", "no response", "unknown", "?", "not sure", "idk",
             "tbd", "latest", "same", "...", "not installed", "not applicable", "nil", "null"}
 _HEDGE = re.compile(r"\b(?:maybe|probably|perhaps|not sure|i think|i guess|possibly|either|or|tested on|both|between)\b|\?", re.I)
-_VERSION = re.compile(r"(?<![\w.])v?(\d+\.\d+(?:\.\d+)*(?:rc\d+|a\d+|b\d+|\.dev\d+|\.post\d+)?(?:\+[\w.]+)?)(?![\w.])")
+_VERSION = re.compile(r"(?<![\w.])(?:v|tf-?|torch-?)?(\d+\.\d+(?:\.\d+)*(?:rc\d+|a\d+|b\d+|\.dev\d+|\.post\d+)?(?:\+[\w.]+)?)(?![\w.])")
 _DOTTED = re.compile(r"(\d+\.\d+(?:\.\d+)*)")
 _CUDA_WORDS = re.compile(r"^(?:cuda|cudnn|toolkit|version|v|windows|win|linux|x86_64|amd64|installed|archive|local|"
                          r"cuda\d+|cudnn\d+|\d+(?:\.\d+)*|_\d+|[_\s./:-])+$", re.I)
