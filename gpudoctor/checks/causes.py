@@ -20,7 +20,7 @@ EXPLAINS: dict[str, tuple[str, ...]] = {
     "wsl1-no-gpu-support": (*_UNAVAILABLE, "gpu-without-driver", "tf-missing-gpu-libs"),
     "wsl-libcuda-not-on-loader-path": (*_UNAVAILABLE, "gpu-without-driver"),
     "cuda-visible-devices-hides-all-gpus": _UNAVAILABLE,
-    "torch-cpu-only-build": ("torch-cuda-unavailable", "cuda-toolkit-major-mismatch-for-extensions"),
+    "torch-cpu-only-build": ("torch-cuda-unavailable", "cuda-toolkit-major-mismatch-for-extensions", "torch-extension-built-for-other-torch"),
     "tf-cpu-package-shadows-gpu": ("tf-gpu-not-visible", "tf-missing-gpu-libs"),
     "tf-windows-native-gpu-unsupported": ("tf-gpu-not-visible", "tf-missing-gpu-libs"),
     "driver-too-old-for-cuda-build": (*_UNAVAILABLE, "gpu-arch-ptx-only", "cuda-toolkit-newer-than-driver"),
