@@ -47,6 +47,9 @@ def _match_entry(entry: str, gpus: tuple[Gpu, ...]) -> object | None:
 
 def cuda_visible_devices_hides_all_gpus(facts: Facts, matrix: object) -> Iterator[Finding]:
     value = env(facts, "CUDA_VISIBLE_DEVICES")
+    if value is not None and not facts.gpus:
+        yield from _set_and_no_device(facts, value)
+        return
     if value is None or not facts.gpus:
         return
     if visible_gpu_count(value, facts.gpus) > 0:
@@ -156,6 +159,23 @@ def cuda_force_ptx_jit(facts: Facts, matrix: object) -> Iterator[Finding]:
         ("CUDA_FORCE_PTX_JIT=1",),
         Fix("Unset it unless you are testing PTX compatibility", ("unset CUDA_FORCE_PTX_JIT",),
             "https://www.tensorflow.org/install/source#gpu"),
+    )
+
+
+def _set_and_no_device(facts: Facts, value: str) -> Iterator[Finding]:
+    """The GPUs are not known, but CUDA said it found none while CUDA_VISIBLE_DEVICES was set: the value is the
+    likeliest reason (a warning: whether it names an existing GPU cannot be checked without the GPU list)."""
+    found = symptoms(facts, "cuda-unavailable") + symptoms(facts, "cuda-no-device")
+    if not found:
+        return
+    yield Finding(
+        "cuda-visible-devices-hides-all-gpus", Severity.WARNING, Section.ENVIRONMENT,
+        f"CUDA found no GPU while CUDA_VISIBLE_DEVICES={value!r} was set: it most likely names no GPU of this machine",
+        (f"CUDA_VISIBLE_DEVICES={value!r}", f"log: {found[0].text}",
+         "CUDA sees only the GPUs the variable lists, and stops at the first entry that names none"),
+        Fix("Unset it, or list indices or UUIDs that exist (nvidia-smi -L lists them)",
+            ("unset CUDA_VISIBLE_DEVICES   # or remove os.environ['CUDA_VISIBLE_DEVICES'] = ... from the script", "nvidia-smi -L"),
+            "https://docs.nvidia.com/cuda/cuda-c-programming-guide/index.html#cuda-environment-variables"),
     )
 
 

@@ -31,6 +31,11 @@ def _env_var(m, n, line):
     yield Observation(f"host.env.{name}", value, n, NAME)
 
 
+def _env_prefix(m, n, line):
+    # "CUDA_VISIBLE_DEVICES=1 python train.py": the assignment reaches that command's environment
+    yield Observation(f"host.env.{m.group(1)}", m.group(2).strip("'\""), n, NAME, "set for the command on the same line")
+
+
 def _wsl_kernel(m, n, line):
     kernel = m.group(1)
     if kernel.endswith("-Microsoft"):
@@ -93,6 +98,7 @@ _PATTERNS = tuple((re.compile(p), h, k) for p, h, k in (
     (r"(?:Using )?pip \d+(?:\.\d+)* from \S+ \(python (\d+\.\d+)\)", _pip_python, ('pip ',)),
     (r"^\s*Python (\d+\.\d+\.\d+)\s*$", _python_version, ('Python ',)),
     (r"^\s*(\$\s*export\s+|export\s+|\$\s*)?(CUDA_VISIBLE_DEVICES|NVIDIA_VISIBLE_DEVICES|LD_LIBRARY_PATH|CUDA_HOME|CUDA_PATH|CUDA_FORCE_PTX_JIT|HSA_OVERRIDE_GFX_VERSION)=(\S*)\s*$", _env_var, ('=',)),
+    (r"^\s*[`$>]?\s*(CUDA_VISIBLE_DEVICES)=(\S*)\s+(?:python\d?(?:\.\d+)?|\./|bash|sh|torchrun|accelerate|deepspeed)\S*", _env_prefix, ('=',)),
     (r"^\s*Linux \S+ (\d+\.\d+\.\d+\S*) #\d+", _uname, ('Linux ',)),
     (r"^\s*File \"((?:[^\"]*[/\\])?(?:site|dist)-packages[/\\](torch|tensorflow))[/\\][^\"]*\", line \d+", _framework_path, ('packages',)),
     (r"^\s*Darwin \S+ \S+ Darwin Kernel Version .*RELEASE_(ARM64|X86_64)\S*\s+(x86_64|arm64)\s*$", _darwin_uname, ('Darwin ',)),

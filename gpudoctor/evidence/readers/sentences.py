@@ -29,6 +29,7 @@ _WSL = re.compile(r"(?i)\b(windows subsystem for linux|wsl\s*[12]\b|wsl2|wsl\b)"
 _OS = re.compile(r"(?i)\b(windows subsystem for linux|windows\s*(?:10|11|7|8\.1|server\s*\d{4})|ubuntu\s*\d{2}\.\d{2}(?:\.\d+)?|wsl\s*[12]\b|wsl2|wsl\b|"
                  r"mac\s?os\s*(?:\d+(?:\.\d+)?|[a-z]+)?|debian\s*\d+|centos\s*\d+|fedora\s*\d+)")
 _GPU = re.compile(r"(?i)\b((?:nvidia\s+)?(?:geforce\s+)?(?:rtx|gtx)\s?\d{3,4}(?!\s*(?:series|s\b|-series))(?:\s?ti)?(?:\s?super)?(?:\s?laptop)?|"
+                  r"(?:nvidia\s+)?(?:geforce\s+)?titan\s?(?:xp|x|v|rtx|black|z)?|"
                   r"(?:nvidia\s+)?(?:tesla\s+)?(?:[ahv]100|h200|t4|p100|k80|a10g?|l4|a40|a6000))\b")
 _AMD_GPU = re.compile(r"(?i)\b((?:AMD\s+)?Radeon\s+(?:RX\s*)?\d{3,4}\s*(?:XTX|XT|GRE|M)?|(?:AMD\s+)?Radeon\s+(?:Pro\s+\w+|VII)|"
                       r"RX\s?\d{3,4}\s*(?:XTX|XT|GRE)?|(?:AMD\s+)?Instinct\s+MI\d{2,3}X?)\b")
@@ -46,7 +47,7 @@ def _stated(key: str, value: object, number: int) -> Observation:
 
 
 # A cheap first filter: a line naming none of these says nothing this reader reads (most lines of a long log).
-_ANY = re.compile(r"(?i)tensorflow|\btf\b|torch|windows|ubuntu|wsl|mac|debian|centos|fedora|rtx|gtx|tesla|quadro|radeon|instinct|\brx\s?\d|"
+_ANY = re.compile(r"(?i)tensorflow|\btf\b|torch|windows|ubuntu|wsl|mac|debian|centos|fedora|rtx|gtx|tesla|quadro|titan|radeon|instinct|\brx\s?\d|"
                   r"\b[ahvtlpk]\d{2,3}\b|a10|cuda|cudnn|python|driver|compute capability")
 _EVERY_KEY = frozenset({"frameworks.torch.version", "frameworks.tensorflow.version", "cuda_toolkits[0].version",
                         "libraries.libcudnn[]", "host.python", "driver.version", "host.os", "gpus", "gpus[0].compute_capability",
