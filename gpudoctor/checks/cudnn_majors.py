@@ -1,4 +1,4 @@
-"""A program asks for cuDNN of one major by its file name (libcudnn_ops_infer.so.8, cudnn_ops_infer64_8.dll) where
+"""Library majors by file name. A program asks for cuDNN of one major by its file name (libcudnn_ops_infer.so.8, cudnn_ops_infer64_8.dll) where
 the evidence shows cuDNN of another major installed: the needed major is missing, not merely off the loader path
 (faster-whisper's CTranslate2 < 4.5 needs cuDNN 8; torch >= 2.4 and CTranslate2 >= 4.5 bring or need cuDNN 9)."""
 
@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 from typing import Iterator
 
-from ..model import Facts, Finding, Fix, Section, Severity
+from ..model import Facts, Finding, Fix, Section, Severity, Symptom
 from ._facts import symptoms
 
 # libcudnn_ops_infer.so.8, libcudnn.so.9.1.0 -> "8", "9"; cudnn_ops_infer64_8.dll, cudnn64_9.dll -> "8", "9"
@@ -17,6 +17,19 @@ _SONAME_MAJOR = re.compile(r"\.so\.(\d+)|64_(\d+)\.dll", re.I)
 def _major(name: str | None) -> str | None:
     m = _SONAME_MAJOR.search(name or "")
     return (m.group(1) or m.group(2)) if m else None
+
+
+_SONAME_CUDA = r"(?:lib)?(?:cudart|cublas|cufft|curand|cusolver|cusparse)(?:\.so\.(\d+)(?:\.(\d+))?|64_(\d+))"
+
+
+def soname_cuda(subject: str) -> str | None:
+    """The CUDA a library name asks for: libcudart.so.11.0 -> 11.0, libcublas.so.11 -> 11 (the major only),
+    cudart64_110.dll -> 11.0, cudart64_90.dll -> 9.0, cublas64_12.dll -> 12 (Windows: CUDA 11+ by the major alone)."""
+    m = re.search(_SONAME_CUDA, subject)
+    if not m or m.group(1):
+        return (f"{m.group(1)}.{m.group(2)}" if m.group(2) else m.group(1)) if m else None
+    digits = m.group(3)
+    return digits if len(digits) == 2 and digits.startswith("1") else f"{digits[:-1]}.{digits[-1]}" if len(digits) >= 2 else digits
 
 
 def _installed_majors(facts: Facts) -> dict[str, str]:
@@ -50,6 +63,30 @@ def cudnn_major_missing(facts: Facts, matrix: object) -> Iterator[Finding]:
              "# faster-whisper / CTranslate2: ctranslate2>=4.5 needs cuDNN 9; ctranslate2==4.4.0 runs on cuDNN 8 with CUDA 12"),
             "https://github.com/SYSTRAN/faster-whisper#gpu"),
     )
+
+
+def not_on_loader_path(found: list[Symptom], severity: Severity | None, evidence: tuple[str, ...]) -> Iterator[Finding]:
+    """CUDA or cuDNN libraries a program that is no known framework cannot load (`libcudnn.so.9: cannot open shared
+    object file` from onnxruntime's provider, mxnet, cupy): the library named is missing or off the loader path.
+    ``severity`` None: no GPU on this machine, where such lines are harmless."""
+    if severity is None:
+        return
+    cudnn = [s for s in found if re.match(r"(?:lib)?cudnn", s.subject or "", re.I)]
+    other = [s for s in found if s not in cudnn]
+    for group, fid, what, wheel in ((cudnn, "cudnn-not-on-loader-path", "cuDNN", "nvidia-cudnn-cu12"),
+                                    (other, "cuda-library-not-on-loader-path", "CUDA", "nvidia-cublas-cu12 nvidia-cuda-runtime-cu12")):
+        if not group:
+            continue
+        names = ", ".join(dict.fromkeys(s.subject for s in group if s.subject))
+        yield Finding(
+            fid, severity, Section.CUDNN if group is cudnn else Section.CUDA,
+            f"A program cannot load the {what} library it was built for ({names}): it is not installed or not on the loader path",
+            evidence + ("the number in the file name is the major the program needs: another major does not stand in",),
+            Fix(f"Install that {what} major and put its directory on the loader path (LD_LIBRARY_PATH; PATH on Windows)",
+                (f"pip install {wheel}   # the major the file name says (cu11 for .so.11 / .so.8 cuDNN)",
+                 "ldconfig -p | grep -E 'libcudnn|libcublas|libcudart'   # what the loader finds"),
+                "https://docs.nvidia.com/deeplearning/cudnn/latest/installation/linux.html"),
+        )
 
 
 CHECKS = (cudnn_major_missing,)

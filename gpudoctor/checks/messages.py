@@ -13,25 +13,15 @@ from ..matrix.framework import Framework
 from ..model import Facts, Finding, Fix, Section, Severity, Symptom
 from . import _builds as b
 from ._facts import gpu_presence, symptoms
+from .cudnn_majors import not_on_loader_path, soname_cuda as _soname_cuda
 
 if TYPE_CHECKING:
     from ..matrix.model import Matrix
 
 # Pattern texts: re.match/re.search compile them on first use (re's own cache), since only pasted logs need them.
 _CUDA_LIBS = r"^(?:lib)?(cudart|cublas|cublasLt|cufft|curand|cusolver|cusparse|cudnn|nvrtc)(?:64)?[._]"  # re.I
-_SONAME_CUDA = r"(?:lib)?(?:cudart|cublas|cufft|curand|cusolver|cusparse)(?:\.so\.(\d+)(?:\.(\d+))?|64_(\d+))"
 _SONAME_CUDNN = r"(?:lib)?cudnn(?:\.so\.|64_)(\d+)"
 _LIBCUDA = r"^libcuda\.so|^nvcuda\.dll|^libnvidia-ml\.so"  # re.I
-
-
-def _soname_cuda(subject: str) -> str | None:
-    """The CUDA a library name asks for: libcudart.so.11.0 -> 11.0, libcublas.so.11 -> 11 (the major only),
-    cudart64_110.dll -> 11.0, cudart64_90.dll -> 9.0, cublas64_12.dll -> 12 (Windows: CUDA 11+ by the major alone)."""
-    m = re.search(_SONAME_CUDA, subject)
-    if not m or m.group(1):
-        return (f"{m.group(1)}.{m.group(2)}" if m.group(2) else m.group(1)) if m else None
-    digits = m.group(3)
-    return digits if len(digits) == 2 and digits.startswith("1") else f"{digits[:-1]}.{digits[-1]}" if len(digits) >= 2 else digits
 
 
 def _lines(found: list[Symptom]) -> tuple[str, ...]:
@@ -161,7 +151,10 @@ def cuda_libraries_not_loadable(facts: Facts, matrix: "Matrix | None") -> Iterat
         if m and f"cuDNN {m.group(1)}" not in needs:
             needs.append(f"cuDNN {m.group(1)}")
     evidence = _lines(found) + ((f"the build looks for {' and '.join(needs)} ({', '.join(dict.fromkeys(subjects))})",) if needs else ())
-    if framework == "tensorflow" or framework is None:
+    if framework is None:  # no framework in the evidence: another program (onnxruntime, mxnet, CTranslate2) loads it
+        yield from not_on_loader_path(found, _severity_for_unknown_gpu(facts), evidence)
+        return
+    if framework == "tensorflow":
         severity = _severity_for_unknown_gpu(facts)
         if severity is None:
             return  # no GPU: TensorFlow prints these warnings and runs on the CPU, as it should

@@ -39,7 +39,8 @@ def test_hedged_and_several_valued_answers_are_unknown():
     # https://github.com/tensorflow/tensorflow/issues/26209: "TensorFlow version: current version from pip (maybe
     # version 1.13.1)"; https://github.com/tensorflow/tensorflow/issues/27144: "Python version: Tested on both 3.5
     # and 3.6"; https://github.com/tensorflow/tensorflow/issues/26218: "1.11.0 , 1.13.1" and "9/7.1.4 , 10/7.4.1"
-    assert thread("tf-tensorflow-26209").frameworks is None
+    assert thread("tf-tensorflow-26209").frameworks.tensorflow.version is None  # hedged: no version
+    assert thread("tf-tensorflow-26209").frameworks.tensorflow.is_cuda_build  # "installed from: ... tensorflow-gpu"
     assert thread("tf-tensorflow-26209").host.python == "3.5.2"
     facts = thread("tf-tensorflow-27144")
     assert facts.host.python is None and facts.frameworks.tensorflow.version == "1.13.1"

@@ -37,6 +37,7 @@ _LABELS = {
     "nvidia driver version": "driver", "driver version": "driver", "gpu driver version": "driver", "nvidia driver": "driver",
     "pytorch version": "torch", "pytorch": "torch", "torch version": "torch",
     "tensorflow version": "tensorflow", "tensorflow": "tensorflow", "tf version": "tensorflow",
+    "tensorflow installed from (source or binary)": "tf-installed-from", "tensorflow installed from": "tf-installed-from",
 }
 # Labels only issue templates use: a text with one of them is a filled-in template, and its plain "Label: value"
 # lines count too (elsewhere a bare "OS: ..." line is too common to mean anything).
@@ -170,6 +171,9 @@ def _facts(kind: str, label: str, answer: str, number: int) -> Iterator[Observat
             driver = re.search(r"(?i)\bdriver\s*(?:version\s*)?:?\s*(\d{3}\.\d+(?:\.\d+)?)\b", text)
             if driver:
                 yield _stated("driver.version", driver.group(1), number)
+    elif kind == "tf-installed-from":
+        if re.search(r"(?i)\btensorflow[-_]gpu\b", text):  # "Binary (pip3 install -U tensorflow-gpu)": the CUDA build
+            yield _stated("frameworks.tensorflow.is_cuda_build", True, number, "the tensorflow-gpu package is TensorFlow's CUDA build")
     elif _HEDGE.search(text):
         return  # "maybe version 1.13.1", "Tested on both 3.5 and 3.6": not a statement of one version
     elif kind == "python":
