@@ -54,7 +54,6 @@ BLIND_NOT_YET_RIGHT = frozenset({
     'gh-keras-5776',
     'gh-lightning-ai-pytorch-lightning-14634',
     'gh-llama-cpp-python-1822',
-    'gh-llama-cpp-python-787',
     'gh-lmy0217-pytorch-aarch64-3',
     'gh-microsoft-directml-329',
     'gh-microsoft-onnxruntime-19292',
