@@ -237,6 +237,7 @@ def test_log_rule_severities_and_sections():
         "cudnn-header-lib-mismatch": ("cudnn-version-mismatch", Severity.ERROR, Section.CUDNN),
         "torch-extension-mismatch": ("torch-extension-built-for-other-torch", Severity.ERROR, Section.TORCH),
         "llama-cpp-cpu-build": ("gpu-package-cpu-variant", Severity.WARNING, Section.ENVIRONMENT),
+        "cudnn-not-usable": ("cudnn-version-mismatch", Severity.WARNING, Section.CUDNN),
     }
 
 
