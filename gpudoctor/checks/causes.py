@@ -35,6 +35,8 @@ EXPLAINS: dict[str, tuple[str, ...]] = {
     "python-version-no-wheel": ("matrix-unknown-version",),
     "mig-several-instances-visible": _UNAVAILABLE,
     "torch-not-rocm-on-amd-gpu": ("torch-cuda-unavailable", "gpu-without-driver"),
+    "jax-version-mismatch": ("jax-cuda-backend-failed",),
+    "jax-cpu-only-install": ("jax-cuda-backend-failed",),
 }
 
 
