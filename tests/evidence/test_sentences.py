@@ -62,3 +62,10 @@ def test_wsl_in_words_is_the_os_even_beside_windows(line):
 
 def test_windows_alone_stays_windows():
     assert _facts("I am on windows 10 and my GPU is RTX 2060").host.os == "windows"
+
+
+def test_the_reporter_naming_the_cpu_build_states_it():
+    # https://github.com/rohitg00/ai-engineering-from-scratch/issues/192
+    facts = _facts("The requirements.txt installs a CPU-only version of PyTorch on Python 3.14.")
+    assert facts.frameworks.torch.build == "cpu"
+    assert _facts("I don't want a CPU-only version of PyTorch here.").frameworks is None

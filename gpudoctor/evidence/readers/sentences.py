@@ -35,6 +35,9 @@ _AMD_GPU = re.compile(r"(?i)\b((?:AMD\s+)?Radeon\s+(?:RX\s*)?\d{3,4}\s*(?:XTX|XT
                       r"RX\s?\d{3,4}\s*(?:XTX|XT|GRE)?|(?:AMD\s+)?Instinct\s+MI\d{2,3}X?)\b")
 _APPLE_CHIP = re.compile(r"\b(?:Apple\s+)?(M[1-5])(?:\s+(Pro|Max|Ultra))?\b")  # read only on a line naming a Mac
 _MAC = re.compile(r"(?i)\bmac|macbook|apple|silicon")
+# "installs a CPU-only version of PyTorch", "my torch is the CPU-only build": the reporter names the build
+_TORCH_CPU = re.compile(r"(?i)\bcpu[- ]only (?:version|build|wheel) of (?:pytorch|torch)\b|\b(?:pytorch|torch) (?:is|was) (?:the |a )?cpu[- ]only\b")
+_NEGATED = re.compile(r"(?i)\b(?:not|no|avoid|instead|without)\b|n't\b")
 _CUDA = re.compile(r"(?i)\bcuda(?:\s+toolkit)?\s*(?:version\s*)?(?:is\s+|:\s*|=\s*|v)?(\d{1,2}\.\d)(?:\.\d+)?\b(?![\d.]*\w)")
 _CUDNN = re.compile(r"(?i)\bcudnn\s*(?:version\s*)?(?:is\s+|:\s*|=\s*|-|v)?(\d\.\d+(?:\.\d+)?)\b")
 _PYTHON = re.compile(r"(?i)\bpython\s+(?:version\s+)?(?:is\s+)?(3\.\d{1,2}(?:\.\d+)?)\b(?![\d.]*\w)")
@@ -51,7 +54,7 @@ _ANY = re.compile(r"(?i)tensorflow|\btf\b|torch|windows|ubuntu|wsl|mac|debian|ce
                   r"\b[ahvtlpk]\d{2,3}\b|a10|cuda|cudnn|python|driver|compute capability")
 _EVERY_KEY = frozenset({"frameworks.torch.version", "frameworks.tensorflow.version", "cuda_toolkits[0].version",
                         "libraries.libcudnn[]", "host.python", "driver.version", "host.os", "gpus", "gpus[0].compute_capability",
-                        "amd_gpus", "host.apple.chip"})
+                        "amd_gpus", "host.apple.chip", "frameworks.torch.build"})
 _PROSE = re.compile(r"[A-Za-z]{3,}\s+[A-Za-z]{2,}")
 _BOLD_LABEL = re.compile(r"\s*[-*]?\s*\*\*[A-Za-z][^*]{0,40}\*\*")  # "**Setup:** GTX 1070": a reporter's own label, never tool output
 
@@ -93,6 +96,8 @@ def _facts(line: str, said: set[str] | frozenset[str] = frozenset()) -> Iterator
     m = _DRIVER.search(line) if "driver.version" not in said else None
     if m:
         yield "driver.version", m.group(1)
+    if "frameworks.torch.build" not in said and _TORCH_CPU.search(line) and not _NEGATED.search(line):
+        yield "frameworks.torch.build", "cpu"
     m = _CC.search(line)
     if m:
         yield "gpus[0].compute_capability", m.group(1)
