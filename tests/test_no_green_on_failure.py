@@ -41,7 +41,10 @@ def proven_failures(facts: Facts) -> dict[Section, str]:
                 out[section] = f"the build's arch list has no code for compute capability {cc}"
     if present and jax and jax.build == "cpu" and facts.host and facts.host.os == "linux":
         out[Section.JAX] = "the CPU build of JAX on a Linux machine with an NVIDIA GPU"
+    mac = facts.host is not None and facts.host.os == "darwin"
     for symptom in facts.symptoms or ():
+        if mac and symptom.kind == "torch-not-compiled-with-cuda":
+            continue  # no torch for macOS has CUDA: the line says the program asked for CUDA, not that torch is broken
         section = FAILING_SYMPTOMS.get(symptom.kind, "absent")
         if section is None and symptom.framework in ("torch", "tensorflow"):
             section = Section.TORCH if symptom.framework == "torch" else Section.TENSORFLOW

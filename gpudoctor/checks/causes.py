@@ -37,6 +37,7 @@ EXPLAINS: dict[str, tuple[str, ...]] = {
     "torch-not-rocm-on-amd-gpu": ("torch-cuda-unavailable", "gpu-without-driver"),
     "jax-version-mismatch": ("jax-cuda-backend-failed",),
     "jax-cpu-only-install": ("jax-cuda-backend-failed",),
+    "jax-windows-native-gpu-unsupported": ("jax-cpu-only-install", "jax-cuda-backend-failed", "python-version-no-wheel"),
 }
 
 
