@@ -30,7 +30,6 @@ BLIND_NOT_YET_RIGHT = frozenset({
     'gh-chelsea0x3b-cudarc-255',
     'gh-colabtools-864',
     'gh-comfyui-trellis2-131',
-    'gh-conda-forge-jax-feedstock-81',
     'gh-ctranslate2-1780',
     'gh-cupy-7560',
     'gh-deep-packet-4',
