@@ -238,6 +238,8 @@ def test_log_rule_severities_and_sections():
         "torch-extension-mismatch": ("torch-extension-built-for-other-torch", Severity.ERROR, Section.TORCH),
         "llama-cpp-cpu-build": ("gpu-package-cpu-variant", Severity.WARNING, Section.ENVIRONMENT),
         "cudnn-not-usable": ("cudnn-version-mismatch", Severity.WARNING, Section.CUDNN),
+        "tensorflow-gpu-removed": ("tensorflow-gpu-package-removed", Severity.ERROR, Section.TENSORFLOW),
+        "requirements-conflict": ("requirements-cannot-be-resolved", Severity.ERROR, Section.ENVIRONMENT),
     }
 
 
