@@ -78,12 +78,20 @@ def jetson_torch_not_jetson_build(facts: Facts, matrix: object) -> Iterator[Find
 def jetson_tf_not_jetson_build(facts: Facts, matrix: object) -> Iterator[Finding]:
     board = jetson(facts)
     tf = facts.frameworks.tensorflow if facts.frameworks else None
-    if board is None or tf is None or tf.is_cuda_build is not False:
+    if board is None or tf is None:
+        return
+    # NVIDIA's TensorFlow for Jetson carries a +nv local tag (2.11.0+nv23.01); a version without it came from PyPI,
+    # whose aarch64 wheels have no CUDA for the Jetson's integrated GPU
+    untagged = tf.version is not None and tf.is_cuda_build is not True and "+nv" not in tf.version
+    if tf.is_cuda_build is not False and not untagged:
         return
     yield Finding(
         "jetson-tf-not-jetson-build", Severity.ERROR, Section.TENSORFLOW,
-        f"TensorFlow {tf.version or '(version unknown)'} is a CPU-only build: it cannot use the Jetson's GPU",
-        ("build_info: is_cuda_build = False", f"this board: {_where(facts, matrix)}"),
+        f"TensorFlow {tf.version or '(version unknown)'} is "
+        + ("a CPU-only build" if tf.is_cuda_build is False else "not NVIDIA's build for Jetson") + ": it cannot use the Jetson's GPU",
+        ("build_info: is_cuda_build = False" if tf.is_cuda_build is False else
+         f"version {tf.version} has no +nv tag: NVIDIA's Jetson wheels are versioned like 2.11.0+nv23.01",
+         f"this board: {_where(facts, matrix)}"),
         Fix("Install NVIDIA's TensorFlow for Jetson for this JetPack release, or use the l4t-tensorflow container of this L4T",
             ("pip uninstall -y tensorflow", "cat /etc/nv_tegra_release   # the L4T release to choose the build by"), JETSON_TF_URL),
     )

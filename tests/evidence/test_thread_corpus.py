@@ -95,7 +95,6 @@ BLIND_NOT_YET_RIGHT = frozenset({
     'gh-tensorflow-44750',
     'gh-tensorflow-56',
     'gh-tensorflow-59016',
-    'gh-tensorflow-62711',
     'gh-tensorflow-63362',
     'gh-tensorflow-6914',
     'gh-tensorflow-84167',

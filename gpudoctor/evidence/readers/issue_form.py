@@ -38,6 +38,7 @@ _LABELS = {
     "pytorch version": "torch", "pytorch": "torch", "torch version": "torch",
     "tensorflow version": "tensorflow", "tensorflow": "tensorflow", "tf version": "tensorflow",
     "tensorflow installed from (source or binary)": "tf-installed-from", "tensorflow installed from": "tf-installed-from",
+    "mobile device": "device",  # TensorFlow's template: where a Jetson is named
 }
 # Labels only issue templates use: a text with one of them is a filled-in template, and its plain "Label: value"
 # lines count too (elsewhere a bare "OS: ..." line is too common to mean anything).
@@ -171,6 +172,9 @@ def _facts(kind: str, label: str, answer: str, number: int) -> Iterator[Observat
             driver = re.search(r"(?i)\bdriver\s*(?:version\s*)?:?\s*(\d{3}\.\d+(?:\.\d+)?)\b", text)
             if driver:
                 yield _stated("driver.version", driver.group(1), number)
+    elif kind == "device":
+        if re.search(r"(?i)\bjetson\b", text):
+            yield _stated("jetson.model", text, number)
     elif kind == "tf-installed-from":
         if re.search(r"(?i)\btensorflow[-_]gpu\b", text):  # "Binary (pip3 install -U tensorflow-gpu)": the CUDA build
             yield _stated("frameworks.tensorflow.is_cuda_build", True, number, "the tensorflow-gpu package is TensorFlow's CUDA build")

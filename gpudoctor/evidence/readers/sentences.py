@@ -38,6 +38,7 @@ _MAC = re.compile(r"(?i)\bmac|macbook|apple|silicon")
 # "installs a CPU-only version of PyTorch", "my torch is the CPU-only build": the reporter names the build
 _TORCH_CPU = re.compile(r"(?i)\bcpu[- ]only (?:version|build|wheel) of (?:pytorch|torch)\b|\b(?:pytorch|torch) (?:is|was) (?:the |a )?cpu[- ]only\b")
 _NEGATED = re.compile(r"(?i)\b(?:not|no|avoid|instead|without)\b|n't\b")
+_JETSON = re.compile(r"(?i)\b((?:NVIDIA\s+)?Jetson\s+(?:AGX\s+|Orin\s+)?(?:Nano|Xavier(?:\s+NX)?|Orin(?:\s+(?:Nano|NX))?|TX[12]|Thor)(?:\s+(?:Developer Kit|Super))?)")
 _CUDA = re.compile(r"(?i)\bcuda(?:\s+toolkit)?\s*(?:version\s*)?(?:is\s+|:\s*|=\s*|v)?(\d{1,2}\.\d)(?:\.\d+)?\b(?![\d.]*\w)")
 _CUDNN = re.compile(r"(?i)\bcudnn\s*(?:version\s*)?(?:is\s+|:\s*|=\s*|-|v)?(\d\.\d+(?:\.\d+)?)\b")
 _PYTHON = re.compile(r"(?i)\bpython\s+(?:version\s+)?(?:is\s+)?(3\.\d{1,2}(?:\.\d+)?)\b(?![\d.]*\w)")
@@ -50,11 +51,11 @@ def _stated(key: str, value: object, number: int) -> Observation:
 
 
 # A cheap first filter: a line naming none of these says nothing this reader reads (most lines of a long log).
-_ANY = re.compile(r"(?i)tensorflow|\btf\b|torch|windows|ubuntu|wsl|mac|debian|centos|fedora|rtx|gtx|tesla|quadro|titan|radeon|instinct|\brx\s?\d|"
+_ANY = re.compile(r"(?i)tensorflow|\btf\b|torch|windows|ubuntu|wsl|mac|debian|centos|fedora|rtx|gtx|tesla|quadro|titan|radeon|instinct|jetson|\brx\s?\d|"
                   r"\b[ahvtlpk]\d{2,3}\b|a10|cuda|cudnn|python|driver|compute capability")
 _EVERY_KEY = frozenset({"frameworks.torch.version", "frameworks.tensorflow.version", "cuda_toolkits[0].version",
                         "libraries.libcudnn[]", "host.python", "driver.version", "host.os", "gpus", "gpus[0].compute_capability",
-                        "amd_gpus", "host.apple.chip", "frameworks.torch.build"})
+                        "amd_gpus", "host.apple.chip", "frameworks.torch.build", "jetson.model"})
 _PROSE = re.compile(r"[A-Za-z]{3,}\s+[A-Za-z]{2,}")
 _BOLD_LABEL = re.compile(r"\s*[-*]?\s*\*\*[A-Za-z][^*]{0,40}\*\*")  # "**Setup:** GTX 1070": a reporter's own label, never tool output
 
@@ -96,6 +97,9 @@ def _facts(line: str, said: set[str] | frozenset[str] = frozenset()) -> Iterator
     m = _DRIVER.search(line) if "driver.version" not in said else None
     if m:
         yield "driver.version", m.group(1)
+    m = _JETSON.search(line) if "jetson.model" not in said else None
+    if m:
+        yield "jetson.model", " ".join(m.group(1).split())
     if "frameworks.torch.build" not in said and _TORCH_CPU.search(line) and not _NEGATED.search(line):
         yield "frameworks.torch.build", "cpu"
     m = _CC.search(line)
