@@ -240,6 +240,7 @@ def test_log_rule_severities_and_sections():
         "cudnn-not-usable": ("cudnn-version-mismatch", Severity.WARNING, Section.CUDNN),
         "tensorflow-gpu-removed": ("tensorflow-gpu-package-removed", Severity.ERROR, Section.TENSORFLOW),
         "requirements-conflict": ("requirements-cannot-be-resolved", Severity.ERROR, Section.ENVIRONMENT),
+        "driver-combination-unsupported": ("nvml-driver-library-mismatch", Severity.WARNING, Section.GPU),
     }
 
 
