@@ -241,6 +241,7 @@ def test_log_rule_severities_and_sections():
         "tensorflow-gpu-removed": ("tensorflow-gpu-package-removed", Severity.ERROR, Section.TENSORFLOW),
         "requirements-conflict": ("requirements-cannot-be-resolved", Severity.ERROR, Section.ENVIRONMENT),
         "driver-combination-unsupported": ("nvml-driver-library-mismatch", Severity.WARNING, Section.GPU),
+        "container-cuda-above-driver": ("driver-too-old-for-cuda-build", Severity.ERROR, Section.GPU),
     }
 
 
