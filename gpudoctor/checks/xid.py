@@ -8,7 +8,6 @@ import re
 from typing import Iterator
 
 from ..model import Facts, Finding, Fix, Section, Severity, XidEvent
-from ..xid_text import same_gpu
 
 XID_DOCS = "https://docs.nvidia.com/deploy/xid-errors/index.html"
 _ACTION_ORDER = ("none", "restart-app", "reset-gpu", "reboot", "service")
@@ -60,7 +59,7 @@ def gpu_fallen_off_bus(facts: Facts, matrix: object) -> Iterator[Finding]:
     log = facts.kernel_log
     logged = list(log.fallen_off_bus or ()) if log else []
     logged += [e.pci_bus_id or "an unknown GPU" for e in (log.xid_events or () if log else ()) if e.xid == 79]
-    logged = [bus for n, bus in enumerate(logged) if not any(same_gpu(bus, earlier) for earlier in logged[:n])]
+    logged = [bus for n, bus in enumerate(logged) if not any(_same_gpu(bus, earlier) for earlier in logged[:n])]
     if not lost and not logged:
         return
     evidence = [f"GPU {g.index}: NVML says the GPU is lost (NVML_ERROR_GPU_IS_LOST)" for g in lost]
@@ -92,7 +91,7 @@ def _named_causes(events: tuple[XidEvent, ...]) -> list[XidEvent]:
 
 
 def _gpu_index(facts: Facts, bus: str | None) -> int | None:
-    return next((g.index for g in facts.gpus or () if same_gpu(bus, g.pci_bus_id)), None)
+    return next((g.index for g in facts.gpus or () if _same_gpu(bus, g.pci_bus_id)), None)
 
 
 def _describe(action: str) -> str:
@@ -118,3 +117,9 @@ def _commands(action: str, indexes: list[int | None]) -> tuple[str, ...]:
 
 
 CHECKS = (gpu_fallen_off_bus, gpu_xid_errors)
+
+
+def _same_gpu(bus: str | None, other: str | None) -> bool:
+    from ..xid_text import same_gpu  # its parsers and their classes load only where the kernel log names a GPU
+
+    return same_gpu(bus, other)
