@@ -5,9 +5,12 @@ an unread log (None) is unknown and says nothing."""
 from __future__ import annotations
 
 import re
-from typing import Iterator
+from typing import TYPE_CHECKING, Iterator
 
-from ..model import Facts, Finding, Fix, Section, Severity, XidEvent
+from ..model import Facts, Finding, Fix, Section, Severity
+
+if TYPE_CHECKING:
+    from ..model import XidEvent
 
 XID_DOCS = "https://docs.nvidia.com/deploy/xid-errors/index.html"
 _ACTION_ORDER = ("none", "restart-app", "reset-gpu", "reboot", "service")
@@ -81,6 +84,8 @@ def _named_causes(events: tuple[XidEvent, ...]) -> list[XidEvent]:
     """Xid 45 ("preemptive cleanup") names the Xid that caused it: "Ch 00000001 caused by previous Xid 149". NVIDIA's
     catalog says to follow that earlier Xid, so where a cut log lacks it, it is judged as if it had been logged."""
     logged = {(e.xid, e.pci_bus_id) for e in events}
+    from ..model import XidEvent  # created where the log has Xid events
+
     out: list[XidEvent] = []
     for event in events:
         m = _CAUSED_BY.search(event.text or "") if event.xid == 45 else None

@@ -13,10 +13,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable
 
 from ..errors import ProbeFailed
-from ..model import AmdGpu, Rocm
+from ..model import Rocm
 from ..runner import Runner
 
 if TYPE_CHECKING:
+    from ..model import AmdGpu
     from ..amd_text import AmdGpuText
 
 AMD_VENDOR = "0x1002"
@@ -72,6 +73,7 @@ def probe_amdsmi(smi: Any) -> tuple[AmdGpu, ...]:
     except smi.AmdSmiException as exc:
         raise ProbeFailed(f"amdsmi: {exc}") from None
     from ..amd_text import gfx_target
+    from ..model import AmdGpu  # created where a source lists AMD GPUs
 
     try:
         out = []
@@ -113,6 +115,8 @@ def _import_amdsmi() -> Any | None:
 
 
 def _from_text(gpu: AmdGpuText) -> AmdGpu:
+    from ..model import AmdGpu
+
     value = {name: v for name, (_, v) in gpu.fields.items()}
     return AmdGpu(index=gpu.index, name=value.get("name"), gfx_target=value.get("gfx_target"), pci_bus_id=value.get("pci_bus_id"))
 
@@ -120,6 +124,7 @@ def _from_text(gpu: AmdGpuText) -> AmdGpu:
 def _sysfs_gpus(root: Path) -> tuple[AmdGpu, ...]:
     """GPU nodes of /sys/class/kfd/kfd/topology/nodes/*/properties (gfx_target_version 0 is a CPU node)."""
     from ..amd_text import gfx_from_topology
+    from ..model import AmdGpu
 
     nodes = root / "sys/class/kfd/kfd/topology/nodes"
     out = []
