@@ -18,7 +18,7 @@ from typing import Any, Union
 
 from . import __version__, jsontext
 from .errors import SnapshotError
-from .model import REPORT_SCHEMA, SNAPSHOT_SCHEMA, Facts, Finding, Report, Severity, exit_code
+from .model import REPORT_SCHEMA, SNAPSHOT_SCHEMA, Facts, Finding, Report, Severity, exit_code, type_hints
 from .snapshot_values import normalise
 
 MAX_INT = 2**63 - 1  # no fact is larger (memory in MiB, a pid, an error count); more is a forged or broken snapshot
@@ -106,7 +106,7 @@ def _dump(value: Any) -> Any:
 
 @cache
 def _hints(cls: type) -> dict[str, Any]:
-    return typing.get_type_hints(cls)
+    return type_hints(cls)
 
 
 def from_json_value(tp: Any, value: Any, path: str = "") -> Any:

@@ -109,7 +109,7 @@ def test_a_live_check_with_that_tensorflow_is_not_gpudoctor_failing(tmp_path):
 def test_odd_nvidia_smi_figures_are_unknown_or_judged(used, total):
     from gpudoctor.checks.gpu import gpu_memory_in_use
     from gpudoctor.model import Facts
-    from gpudoctor.probes.smi import parse_nvidia_smi_xml
+    from gpudoctor.smi_xml import parse_nvidia_smi_xml
 
     xml = (DATA / "nvidia-smi" / "tesla-t4.xml").read_text()
     xml = xml.replace("<used>1032 MiB</used>", f"<used>{used} MiB</used>", 1)

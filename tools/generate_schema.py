@@ -16,7 +16,7 @@ from typing import Any, Union
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from gpudoctor.model import REPORT_SCHEMA, SNAPSHOT_SCHEMA, Facts  # noqa: E402
+from gpudoctor.model import REPORT_SCHEMA, SNAPSHOT_SCHEMA, Facts, type_hints  # noqa: E402
 
 SCHEMA_DIR = Path(__file__).resolve().parent.parent / "gpudoctor" / "schema"
 
@@ -32,7 +32,7 @@ def type_schema(tp: Any, defs: dict[str, Any]) -> dict[str, Any]:
         name = tp.__name__
         if name not in defs:
             defs[name] = {}  # reserve first: recursion-safe
-            hints = typing.get_type_hints(tp)
+            hints = type_hints(tp)
             defs[name] = {
                 "type": "object",
                 "properties": {f.name: type_schema(hints[f.name], defs) for f in dataclasses.fields(tp)},

@@ -8,9 +8,10 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from ..matrix.versions import try_vtuple
-from ..model import Facts, Fix, Gpu, Section
+from ..model import Facts, Fix, Section
 
 if TYPE_CHECKING:
+    from ..model import Gpu
     from ..matrix.model import Matrix, TfRelease, TorchRelease, TorchVariant
     from ..matrix.solver import Choice
 

@@ -2,10 +2,15 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from ..digits import ascii_int
-from ..model import CudaToolkit, Facts, Gpu, PciDevice, Symptom
+from ..model import CudaToolkit, Facts
 from ..model import gpu_implied_by_driver
 from ..model.inferred import torch_build_kind  # noqa: F401 - a derived fact the checks import from here
+
+if TYPE_CHECKING:
+    from ..model import Gpu, PciDevice, Symptom
 
 NVIDIA_DRIVERS = ("nvidia",)
 LIBRARY_NOT_FOUND = "NVML Shared Library Not Found"

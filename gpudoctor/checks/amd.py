@@ -3,11 +3,14 @@ HSA_OVERRIDE_GFX_VERSION in the environment does. Judges facts only (the AMD pro
 
 from __future__ import annotations
 
-from typing import Iterator
+from typing import TYPE_CHECKING, Iterator
 
 from ..digits import is_ascii_int
-from ..model import AmdGpu, Facts, Finding, Fix, Section, Severity
+from ..model import Facts, Finding, Fix, Section, Severity
 from ._facts import env, gpu_presence
+
+if TYPE_CHECKING:
+    from ..model import AmdGpu
 
 ROCM_INSTALL = "https://rocm.docs.amd.com/projects/install-on-linux/en/latest/install/quick-start.html"
 ROCM_GROUPS = "https://rocm.docs.amd.com/projects/install-on-linux/en/latest/install/prerequisites.html"

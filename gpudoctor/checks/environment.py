@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
-from typing import Iterator
+from typing import TYPE_CHECKING, Iterator
 
 from ..digits import ascii_int
-from ..model import Facts, Finding, Fix, Gpu, Section, Severity
+from ..model import Facts, Finding, Fix, Section, Severity
 from ._facts import LIBRARY_NOT_FOUND, env, gpu_presence, symptoms
+
+if TYPE_CHECKING:
+    from ..model import Gpu
 
 WSL_CUDA_GUIDE = "https://docs.nvidia.com/cuda/wsl-user-guide/index.html"
 CONTAINER_TOOLKIT = "https://docs.nvidia.com/datacenter/cloud-native/container-toolkit/latest/install-guide.html"

@@ -5,10 +5,13 @@ not supported on this GPU, not read) never fire."""
 
 from __future__ import annotations
 
-from typing import Iterator
+from typing import TYPE_CHECKING, Iterator
 
-from ..model import Facts, Finding, Fix, Gpu, GpuHealth, Section, Severity
+from ..model import Facts, Finding, Fix, Section, Severity
 from ._facts import gpu_label
+
+if TYPE_CHECKING:
+    from ..model import Gpu, GpuHealth
 
 NVML_DOCS = "https://docs.nvidia.com/deploy/nvml-api/"
 REMAP_DOCS = "https://docs.nvidia.com/deploy/a100-gpu-mem-error-mgmt/index.html"

@@ -10,13 +10,14 @@ import re
 from typing import TYPE_CHECKING, Iterator
 
 from ..matrix.framework import Framework
-from ..model import Facts, Finding, Fix, Section, Severity, Symptom
+from ..model import Facts, Finding, Fix, Section, Severity
 from . import _builds as b
 from ._facts import gpu_presence, symptoms
 from .cudnn_majors import not_on_loader_path, soname_cuda as _soname_cuda
 
 if TYPE_CHECKING:
     from ..matrix.model import Matrix
+    from ..model import Symptom
 
 # Pattern texts: re.match/re.search compile them on first use (re's own cache), since only pasted logs need them.
 _CUDA_LIBS = r"^(?:lib)?(cudart|cublas|cublasLt|cufft|curand|cusolver|cusparse|cudnn|nvrtc)(?:64)?[._]"  # re.I
@@ -279,8 +280,7 @@ def log_rules(facts: Facts, matrix: "Matrix | None") -> Iterator[Finding]:
 
 
 CHECKS = (
-    driver_too_old_from_message,
-    driver_insufficient_from_message,
+    driver_too_old_from_message, driver_insufficient_from_message,
     toolkit_mismatch_from_message,
     arch_not_in_build_from_message,
     no_kernel_image_from_message,

@@ -7,10 +7,11 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING, Iterator
 
-from ..model import Facts, Finding, Fix, Section, Severity, Symptom
+from ..model import Facts, Finding, Fix, Section, Severity
 from . import _builds as b
 
 if TYPE_CHECKING:
+    from ..model import Symptom
     from ..matrix.model import Matrix
 
 
@@ -47,6 +48,8 @@ def _wanted_distributions(facts: Facts) -> list[Symptom]:
     for s in (s for s in (facts.symptoms or ()) if s.kind == "pip-offered-versions"):
         wanted = (s.subject or "").partition("|")[0].rstrip("=")
         if not any(o.subject == wanted for o in out):
+            from ..model import Symptom  # a paste's class, created where a paste gave symptoms
+
             out.append(Symptom("no-matching-distribution", s.text, s.framework, wanted))
     return out
 

@@ -5,10 +5,12 @@ an unread log (None) is unknown and says nothing."""
 from __future__ import annotations
 
 import re
-from typing import Iterator
+from typing import TYPE_CHECKING, Iterator
 
-from ..model import Facts, Finding, Fix, Section, Severity, XidEvent
-from ..xid_text import same_gpu
+from ..model import Facts, Finding, Fix, Section, Severity
+
+if TYPE_CHECKING:
+    from ..model import XidEvent
 
 XID_DOCS = "https://docs.nvidia.com/deploy/xid-errors/index.html"
 _ACTION_ORDER = ("none", "restart-app", "reset-gpu", "reboot", "service")
@@ -60,7 +62,7 @@ def gpu_fallen_off_bus(facts: Facts, matrix: object) -> Iterator[Finding]:
     log = facts.kernel_log
     logged = list(log.fallen_off_bus or ()) if log else []
     logged += [e.pci_bus_id or "an unknown GPU" for e in (log.xid_events or () if log else ()) if e.xid == 79]
-    logged = [bus for n, bus in enumerate(logged) if not any(same_gpu(bus, earlier) for earlier in logged[:n])]
+    logged = [bus for n, bus in enumerate(logged) if not any(_same_gpu(bus, earlier) for earlier in logged[:n])]
     if not lost and not logged:
         return
     evidence = [f"GPU {g.index}: NVML says the GPU is lost (NVML_ERROR_GPU_IS_LOST)" for g in lost]
@@ -82,6 +84,8 @@ def _named_causes(events: tuple[XidEvent, ...]) -> list[XidEvent]:
     """Xid 45 ("preemptive cleanup") names the Xid that caused it: "Ch 00000001 caused by previous Xid 149". NVIDIA's
     catalog says to follow that earlier Xid, so where a cut log lacks it, it is judged as if it had been logged."""
     logged = {(e.xid, e.pci_bus_id) for e in events}
+    from ..model import XidEvent  # created where the log has Xid events
+
     out: list[XidEvent] = []
     for event in events:
         m = _CAUSED_BY.search(event.text or "") if event.xid == 45 else None
@@ -92,7 +96,7 @@ def _named_causes(events: tuple[XidEvent, ...]) -> list[XidEvent]:
 
 
 def _gpu_index(facts: Facts, bus: str | None) -> int | None:
-    return next((g.index for g in facts.gpus or () if same_gpu(bus, g.pci_bus_id)), None)
+    return next((g.index for g in facts.gpus or () if _same_gpu(bus, g.pci_bus_id)), None)
 
 
 def _describe(action: str) -> str:
@@ -118,3 +122,9 @@ def _commands(action: str, indexes: list[int | None]) -> tuple[str, ...]:
 
 
 CHECKS = (gpu_fallen_off_bus, gpu_xid_errors)
+
+
+def _same_gpu(bus: str | None, other: str | None) -> bool:
+    from ..xid_text import same_gpu  # its parsers and their classes load only where the kernel log names a GPU
+
+    return same_gpu(bus, other)

@@ -9,16 +9,19 @@ _PICKLED = "_pickled_tables"  # the instance key of the tables not unpickled yet
 
 
 class _Table:
-    """A table field of Matrix (a dataclass field whose default is this descriptor's class-level value, None). Set
-    by __init__ as any field; read, it returns the table, unpickling it first where the matrix came from the disk
-    cache with the table still pickled (Matrix.__getstate__)."""
+    """A table field of Matrix (a dataclass field whose default is this descriptor's class-level value: None, or
+    ``default``). Set by __init__ as any field; read, it returns the table, unpickling it first where the matrix came
+    from the disk cache with the table still pickled (Matrix.__getstate__)."""
+
+    def __init__(self, default: Any = None) -> None:
+        self.default = default
 
     def __set_name__(self, owner: type, name: str) -> None:
         self.name = name
 
     def __get__(self, matrix: Any, owner: type | None = None) -> Any:
         if matrix is None:
-            return None  # the field's default
+            return self.default  # the field's default
         values = matrix.__dict__
         if self.name not in values:
             import pickle

@@ -77,7 +77,7 @@ class Matrix:
     platform_tables: "PlatformTables | None" = _Table()  # jetpack / apple / accelerators.toml (matrix.platform_tables)
     xid: "XidTable | None" = _Table()  # matrices/xid.toml (gpudoctor.matrix.xid)
     jax: "JaxTable | None" = _Table()  # matrices/jax.toml (gpudoctor.matrix.jax_table; None: a hand-built matrix)
-    log_findings: tuple["LogFinding", ...] = ()  # matrices/signatures.toml's [[finding]]: symptoms that prove a finding
+    log_findings: tuple["LogFinding", ...] = _Table(())  # signatures.toml's [[finding]]: symptoms that prove a finding
     tf_cudnn_same_minor_through: str | None = None  # TensorFlow's cuDNN check wanted the exact major.minor until this
 
     def __getstate__(self) -> dict[str, Any]:

@@ -8,28 +8,15 @@ Every class is a frozen dataclass, so a Facts snapshot can be hashed, compared a
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-from gpudoctor.model.node_health import GpuHealth, KernelLog
+if TYPE_CHECKING:  # classes of their own modules (created only where such facts exist; gpudoctor.model exports them)
+    from .gpu_facts import AmdGpu, Gpu, PciDevice
+    from .node_health import KernelLog
+    from .paste_facts import Contradiction, Symptom
+    from .platform_facts import Apple, Jetson, Notebook
 
 SNAPSHOT_SCHEMA = "gpudoctor.facts/1"
-
-
-@dataclass(frozen=True)
-class Apple:
-    """A Mac (host.apple; only on darwin): what decides whether PyTorch's MPS and tensorflow-metal can run."""
-
-    macos: str | None = None  # platform.mac_ver(): "14.5"
-    python_arch: str | None = None  # this Python's architecture: "arm64" | "x86_64"
-    rosetta: bool | None = None  # sysctl.proc_translated == 1: an x86_64 Python translated on Apple silicon
-    chip: str | None = None  # "Apple M2 Pro" (machdep.cpu.brand_string or system_profiler's "Chipset Model")
-
-
-@dataclass(frozen=True)
-class Notebook:
-    """A hosted notebook (host.notebook): Google Colab or Kaggle, and what its runtime says about accelerators."""
-
-    kind: str | None = None  # "colab" | "kaggle"
-    env: dict[str, str] | None = None  # the variables that told (COLAB_GPU, COLAB_RELEASE_TAG, KAGGLE_KERNEL_RUN_TYPE...)
 
 
 @dataclass(frozen=True)
@@ -56,52 +43,6 @@ class Driver:
     kernel_module: str | None = None  # "nvidia" | "nouveau" | None (none loaded)
     kernel_module_version: str | None = None
     nvml_error: str | None = None
-
-
-@dataclass(frozen=True)
-class Pcie:
-    """A GPU's PCIe link: generation and width, now and at most."""
-    gen_current: int | None = None
-    gen_max: int | None = None
-    width_current: int | None = None
-    width_max: int | None = None
-
-
-@dataclass(frozen=True)
-class GpuProcess:
-    """A process using a GPU and the memory it holds."""
-    pid: int | None = None
-    name: str | None = None
-    used_mib: int | None = None
-
-
-@dataclass(frozen=True)
-class Gpu:
-    """An NVIDIA GPU as NVML or nvidia-smi reports it."""
-    index: int | None = None
-    name: str | None = None
-    uuid: str | None = None
-    pci_bus_id: str | None = None
-    compute_capability: str | None = None
-    memory_total_mib: int | None = None
-    memory_used_mib: int | None = None
-    pcie: Pcie | None = None
-    mig_enabled: bool | None = None
-    # the MIG devices of this GPU, by UUID ("MIG-..."; added in 0.5): () when MIG is off, None when unknown
-    mig_instances: tuple[str, ...] | None = None
-    ecc_uncorrected_errors: int | None = None
-    processes: tuple[GpuProcess, ...] | None = None
-    health: GpuHealth | None = None  # added in 0.4
-
-
-@dataclass(frozen=True)
-class PciDevice:
-    """An NVIDIA display-class PCI device (from sysfs) and the kernel driver bound to it."""
-    bus_id: str | None = None
-    vendor_id: str | None = None
-    device_id: str | None = None
-    driver: str | None = None  # the kernel driver bound to it; None when none is bound
-    device_class: str | None = None  # e.g. "0x030000" (VGA), "0x030200" (3D controller)
 
 
 @dataclass(frozen=True)
@@ -185,17 +126,6 @@ class Frameworks:
 
 
 @dataclass(frozen=True)
-class AmdGpu:
-    """An AMD GPU as amdsmi, rocminfo, rocm-smi or the kernel's KFD topology (sysfs) reports it."""
-
-    index: int | None = None
-    name: str | None = None  # marketing name ("AMD Radeon RX 7900 XTX"); None when only the target is known
-    gfx_target: str | None = None  # LLVM target without features: "gfx1100", "gfx90a"
-    pci_bus_id: str | None = None
-    memory_total_mib: int | None = None
-
-
-@dataclass(frozen=True)
 class Rocm:
     """The ROCm stack around the AMD GPUs. None = unknown; False / () = probed and absent."""
 
@@ -211,42 +141,10 @@ class Rocm:
 
 
 @dataclass(frozen=True)
-class Symptom:
-    """A message a framework or tool printed that states a fact ("libcudart.so.11.0: cannot open shared object
-    file", "no kernel image is available"), read from a pasted log. ``kind`` is a stable key (evidence/messages.py)."""
-
-    kind: str
-    text: str
-    framework: str | None = None  # "torch" | "tensorflow" | "jax" | None
-    subject: str | None = None  # what it names: a library ("libcudnn.so.8"), an arch ("sm_120"), a package
-
-
-@dataclass(frozen=True)
-class Contradiction:
-    """Two pieces of evidence that disagree about one fact; the first is kept, both are reported."""
-
-    fact: str  # the snapshot key path, e.g. "driver.version"
-    kept: str
-    kept_from: str
-    other: str
-    other_from: str
-
-
-@dataclass(frozen=True)
 class ProbeError:
     """A probe that failed, and why (its facts stay unknown)."""
     probe: str
     error: str
-
-
-@dataclass(frozen=True)
-class Jetson:
-    """An NVIDIA Jetson module (L4T): its GPU is integrated, so there is no PCI device, NVML or nvidia-smi."""
-
-    l4t: str | None = None  # "36.4.3", from /etc/nv_tegra_release ("# R36 (release), REVISION: 4.3, ...")
-    l4t_core: str | None = None  # the nvidia-l4t-core package version: "36.4.3-20250107174145"
-    board: str | None = None  # nv_tegra_release's BOARD: "t186ref" (Xavier/Orin), "t210ref" (Nano/TX1)
-    model: str | None = None  # /proc/device-tree/model: "NVIDIA Jetson AGX Orin Developer Kit"
 
 
 @dataclass(frozen=True)
@@ -269,5 +167,3 @@ class Facts:
     rocm: Rocm | None = None  # added in 0.3
     jetson: Jetson | None = None  # only on a Jetson (L4T); absent elsewhere
     kernel_log: KernelLog | None = None  # added in 0.4: Xid events since boot
-
-

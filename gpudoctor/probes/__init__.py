@@ -5,11 +5,14 @@ from __future__ import annotations
 
 import os
 import sys
-from typing import Any, Callable, Mapping, TypeVar
+from typing import TYPE_CHECKING, Any, Callable, Mapping, TypeVar
 
 from ..errors import ProbeFailed
-from ..model import Driver, Facts, Frameworks, Gpu, ProbeError
+from ..model import Driver, Facts, Frameworks, ProbeError
 from ..runner import Runner, SubprocessRunner
+
+if TYPE_CHECKING:
+    from ..model import Gpu
 
 T = TypeVar("T")
 

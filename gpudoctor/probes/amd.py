@@ -10,12 +10,15 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Any, Callable
 
-from ..amd_text import AmdGpuText, gfx_from_topology, gfx_target, parse_rocm_smi, parse_rocminfo
 from ..errors import ProbeFailed
-from ..model import AmdGpu, Rocm
+from ..model import Rocm
 from ..runner import Runner
+
+if TYPE_CHECKING:
+    from ..model import AmdGpu
+    from ..amd_text import AmdGpuText
 
 AMD_VENDOR = "0x1002"
 _MIB = 1024 * 1024
@@ -48,6 +51,8 @@ def _gpus(runner: Runner, amdsmi: Any | None, root: Path) -> tuple[tuple[AmdGpu,
             pass  # the library is there but the driver is not: the tools and sysfs say what they can
     if not ((root / "sys/module/amdgpu").exists() or (root / "dev/kfd").exists()):
         return (), None  # no amdgpu driver: the ROCm tools could list nothing, and starting them costs check's budget
+    from ..amd_text import parse_rocm_smi, parse_rocminfo  # the tools' parsers, loaded where an amdgpu driver is
+
     for argv, parse, source in ((("rocminfo",), parse_rocminfo, "rocminfo"),
                                 (("rocm-smi", "--showproductname"), parse_rocm_smi, "rocm-smi")):
         result = runner.run(list(argv), timeout=10.0)
@@ -67,6 +72,9 @@ def probe_amdsmi(smi: Any) -> tuple[AmdGpu, ...]:
         smi.amdsmi_init()
     except smi.AmdSmiException as exc:
         raise ProbeFailed(f"amdsmi: {exc}") from None
+    from ..amd_text import gfx_target
+    from ..model import AmdGpu  # created where a source lists AMD GPUs
+
     try:
         out = []
         for index, handle in enumerate(smi.amdsmi_get_processor_handles()):
@@ -107,12 +115,17 @@ def _import_amdsmi() -> Any | None:
 
 
 def _from_text(gpu: AmdGpuText) -> AmdGpu:
+    from ..model import AmdGpu
+
     value = {name: v for name, (_, v) in gpu.fields.items()}
     return AmdGpu(index=gpu.index, name=value.get("name"), gfx_target=value.get("gfx_target"), pci_bus_id=value.get("pci_bus_id"))
 
 
 def _sysfs_gpus(root: Path) -> tuple[AmdGpu, ...]:
     """GPU nodes of /sys/class/kfd/kfd/topology/nodes/*/properties (gfx_target_version 0 is a CPU node)."""
+    from ..amd_text import gfx_from_topology
+    from ..model import AmdGpu
+
     nodes = root / "sys/class/kfd/kfd/topology/nodes"
     out = []
     for node in sorted(nodes.glob("*"), key=lambda p: int(p.name) if p.name.isdigit() else 0):

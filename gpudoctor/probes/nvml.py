@@ -12,12 +12,15 @@ from __future__ import annotations
 
 import sys
 import warnings
-from typing import Any, Iterable
+from typing import TYPE_CHECKING, Any, Iterable
 
 from gpudoctor.errors import ProbeFailed
-from gpudoctor.model import Driver, Gpu, GpuHealth, GpuProcess, Pcie
+from gpudoctor.model import Driver
 from gpudoctor.probes.nvml_mig import mig_instances
 from gpudoctor.probes.nvml_calls import _LIB_RM_VERSION_MISMATCH, _Unavailable, _call, _const, _field, _int, _mib, _str
+
+if TYPE_CHECKING:
+    from gpudoctor.model import Gpu, GpuHealth, GpuProcess, Pcie
 
 NOT_INSTALLED = "nvidia-ml-py (pynvml) is not installed"
 LIBRARY_NOT_FOUND = "NVML Shared Library Not Found"  # pynvml's text for NVML_ERROR_LIBRARY_NOT_FOUND
@@ -122,6 +125,8 @@ def _gpus(nvml: Any) -> tuple[Gpu, ...]:
 
 
 def _gpu(nvml: Any, index: int) -> Gpu:
+    from gpudoctor.model import Gpu, GpuHealth  # the GPU classes, created where NVML counts a GPU
+
     try:
         handle = _call(nvml, "nvmlDeviceGetHandleByIndex", index)
     except _Unavailable as exc:
@@ -160,6 +165,8 @@ def probe_health(nvml: Any, handle: Any) -> GpuHealth | None:
 
 
 def _pcie(nvml: Any, handle: Any) -> Pcie | None:
+    from gpudoctor.model import Pcie
+
     pcie = Pcie(
         gen_current=_field(nvml, _int, "nvmlDeviceGetCurrPcieLinkGeneration", handle),
         gen_max=_field(nvml, _int, "nvmlDeviceGetMaxPcieLinkGeneration", handle),
@@ -187,6 +194,8 @@ def _processes(nvml: Any, handle: Any) -> tuple[GpuProcess, ...] | None:
     ]
     if all(found is None for found in lists):
         return None
+    from gpudoctor.model import GpuProcess
+
     by_pid: dict[int, GpuProcess] = {}
     for info in (info for found in lists if found for info in found):
         pid = _int(getattr(info, "pid", None))

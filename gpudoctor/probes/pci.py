@@ -7,12 +7,16 @@ fake trees.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import os
 import re
 from pathlib import Path
 
 from gpudoctor.errors import ProbeFailed
-from gpudoctor.model import PciDevice
+
+if TYPE_CHECKING:
+    from gpudoctor.model import PciDevice
 
 NVIDIA_VENDOR = "0x10de"
 # PCI base class 0x03 is "display controller" (VGA 0x0300, 3D 0x0302); a GPU board also exposes HDMI audio (0x0403)
@@ -49,6 +53,8 @@ def _nvidia_display_device(dev: Path) -> PciDevice | None:
     if vendor != NVIDIA_VENDOR or device_class is None or not device_class.startswith(DISPLAY_CLASS_PREFIX):
         return None
     device_id = _read_id(dev / "device")
+    from gpudoctor.model import PciDevice  # created where an NVIDIA device is on the bus
+
     return PciDevice(
         bus_id=dev.name,
         vendor_id=vendor[2:],

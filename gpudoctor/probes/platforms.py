@@ -5,10 +5,12 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
-from typing import Callable, Mapping
+from typing import TYPE_CHECKING, Callable, Mapping
 
-from ..model import Apple, Jetson, Notebook
 from ..runner import Runner
+
+if TYPE_CHECKING:
+    from ..model import Apple, Jetson, Notebook
 
 
 # "# R36 (release), REVISION: 4.3, GCID: 38968081, BOARD: generic, EABI: aarch64, DATE: Wed Jan  8 01:49:37 UTC 2025"
@@ -45,6 +47,8 @@ def probe_apple(runner: Runner, mac_ver: Callable[[], tuple] | None = None,
         rosetta = False
     brand = runner.run(["sysctl", "-n", "machdep.cpu.brand_string"], timeout=5.0)
     chip = brand.stdout.strip() or None if brand.ok else None
+    from ..model import Apple  # the platforms' classes are created only where the platform is
+
     return Apple(macos=mac_ver()[0] or None, python_arch=arch, rosetta=rosetta, chip=chip)
 
 
@@ -69,6 +73,8 @@ def probe_jetson(runner: Runner, root: Path = Path("/")) -> Jetson | None:
     model = (_read(root / "proc/device-tree/model") or "").replace("\x00", "").strip() or None
     if l4t is None and l4t_core:
         l4t = l4t_core.split("-", 1)[0]  # "36.4.3-20250107174145": the package version leads with the L4T release
+    from ..model import Jetson
+
     return Jetson(l4t=l4t, l4t_core=l4t_core, board=board, model=model)
 
 
@@ -77,12 +83,18 @@ def probe_notebook(environ: Mapping[str, str], root: Path = Path("/")) -> Notebo
     for kind, names in NOTEBOOK_ENV.items():
         seen = {name: environ[name] for name in names if name in environ}
         if seen:
-            return Notebook(kind=kind, env=seen)
+            return _notebook(kind, seen)
     if (root / "content").is_dir() and _has_google_colab():  # /content alone is too common a name to tell
-        return Notebook(kind="colab", env={})
+        return _notebook("colab", {})
     if (root / "kaggle/working").is_dir():
-        return Notebook(kind="kaggle", env={})
+        return _notebook("kaggle", {})
     return None
+
+
+def _notebook(kind: str, env: dict[str, str]) -> Notebook:
+    from ..model import Notebook  # created only in a notebook
+
+    return Notebook(kind=kind, env=env)
 
 
 def _has_google_colab() -> bool:

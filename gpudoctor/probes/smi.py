@@ -8,12 +8,16 @@ Driver/library version mismatch"), which is the text users search for.
 
 from __future__ import annotations
 
-from gpudoctor.errors import ProbeFailed
-from gpudoctor.model import Driver, Gpu
-from gpudoctor.runner import Runner
-from gpudoctor.smi_xml import parse_nvidia_smi_xml
+from typing import TYPE_CHECKING
 
-__all__ = ["SMI_ARGV", "SMI_TIMEOUT_S", "parse_nvidia_smi_xml", "probe_smi"]
+from gpudoctor.errors import ProbeFailed
+from gpudoctor.model import Driver
+from gpudoctor.runner import Runner
+
+if TYPE_CHECKING:
+    from gpudoctor.model import Gpu
+
+__all__ = ["SMI_ARGV", "SMI_TIMEOUT_S", "probe_smi"]
 
 SMI_ARGV = ("nvidia-smi", "-q", "-x")
 SMI_TIMEOUT_S = 10.0
@@ -31,6 +35,8 @@ def probe_smi(runner: Runner) -> tuple[Driver, tuple[Gpu, ...]]:
         # nvidia-smi reports its failures on stdout; its first line carries the reason.
         reason = _first_line(result.stdout) or _first_line(result.stderr)
         raise ProbeFailed(reason or f"nvidia-smi exited with status {result.returncode}")
+    from gpudoctor.smi_xml import parse_nvidia_smi_xml  # with the GPU classes, loaded where nvidia-smi answered
+
     return parse_nvidia_smi_xml(result.stdout)
 
 

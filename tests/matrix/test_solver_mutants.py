@@ -11,7 +11,7 @@ import pytest
 from gpudoctor.matrix import load_matrix
 from gpudoctor.matrix.loader import parse_and_validate
 from gpudoctor.matrix.solver import NoFit, Target, solve, target_from_facts
-from gpudoctor.model.facts import Driver, Facts, Gpu, Host
+from gpudoctor.model import Driver, Facts, Gpu, Host
 from gpudoctor.resources import matrices_dir
 
 M = load_matrix()

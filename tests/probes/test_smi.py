@@ -9,7 +9,8 @@ import pytest
 
 from gpudoctor.errors import ProbeFailed
 from gpudoctor.model import Driver, Gpu, GpuProcess, Pcie
-from gpudoctor.probes.smi import parse_nvidia_smi_xml, probe_smi
+from gpudoctor.probes.smi import probe_smi
+from gpudoctor.smi_xml import parse_nvidia_smi_xml
 from gpudoctor.runner import CommandResult
 from tests.fakes import FakeRunner
 

@@ -11,7 +11,7 @@ from typing import Any, Union
 
 from hypothesis import strategies as st
 
-from gpudoctor.model import Facts
+from gpudoctor.model import Facts, type_hints
 
 # Each of these, raw in the output, would control a terminal or forge report structure.
 HOSTILE = [
@@ -54,7 +54,7 @@ def value_for(tp: Any, name: str = "", depth: int = 0) -> st.SearchStrategy[Any]
         (inner,) = [a for a in typing.get_args(tp) if a is not type(None)]
         return st.one_of(st.none(), value_for(inner, name, depth))
     if dataclasses.is_dataclass(tp):
-        hints = typing.get_type_hints(tp)
+        hints = type_hints(tp)
         fields = {f.name: value_for(hints[f.name], f.name, depth + 1) for f in dataclasses.fields(tp) if f.name != "schema"}
         return st.fixed_dictionaries({}, optional=fields)
     if origin is tuple:
