@@ -6,7 +6,9 @@ installed cuDNN majors and where each was seen, the whole cudnn-version-mismatch
 silent cases.
 
 Equivalent mutants: `_SONAME_MAJOR.search(name or "XXXX")` and `re.match(..., s.subject or "XXXX")` for `or ""`:
-"XXXX" names no library, so it matches nothing, as "" does."""
+"XXXX" names no library, so it matches nothing, as "" does; `(lib.version or "XXXX").split(".")[0]` in
+_installed_majors: "XXXX" is no digit string, so a library without a version is skipped, as with ""; the loader-path
+pattern upper-cased (`(?:LIB)?CUDNN`): it is matched with re.I, so the case of its letters does not matter."""
 
 from __future__ import annotations
 

@@ -1,6 +1,10 @@
 """The derived-facts layer (checks/derive.py, issue 20 class 2) edge by edge, for mutation testing: which package
 lists and hosts prove the package index's tensorflow is a CUDA build, what the derived fact and its provenance say,
-and every case that must leave the facts exactly as they were."""
+and every case that must leave the facts exactly as they were; the same for torch's CUDA build read from its own
+"no NVIDIA driver" words, and for Rosetta on an Apple-silicon Mac.
+
+Equivalent mutant: _rosetta's `re.match(r"Apple M\\d", apple.chip or "XXXX")` for `or ""`: "XXXX" names no Apple
+chip, and neither does ""."""
 
 from __future__ import annotations
 

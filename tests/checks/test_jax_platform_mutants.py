@@ -4,7 +4,10 @@ test_jax_platform.py says which pastes raise jax-windows-native-gpu-unsupported;
 are the gap (a +cuda jaxlib, only plain versions offered), the whole finding on Windows and elsewhere, and the
 machines where JAX's CPU fallback is not that gap.
 
-Equivalent mutant: `(s.subject or "XXXX").partition("|")` for `or ""`: "XXXX" starts with no "jaxlib==", as "" does."""
+Equivalent mutants: `(s.subject or "XXXX").partition("|")` for `or ""`: "XXXX" starts with no "jaxlib==", as "" does;
+`.rpartition("|")` for `.partition("|")`: the subject is "requirement|versions" (matrices/signatures.toml,
+pip-offered-versions), where the requirement cannot hold a "|" and pip's version list holds none, so the first "|" is
+the last; without one, both leave no "jaxlib==" requirement."""
 
 from __future__ import annotations
 
