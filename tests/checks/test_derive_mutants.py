@@ -1,13 +1,17 @@
 """The derived-facts layer (checks/derive.py, issue 20 class 2) edge by edge, for mutation testing: which package
 lists and hosts prove the package index's tensorflow is a CUDA build, what the derived fact and its provenance say,
-and every case that must leave the facts exactly as they were."""
+and every case that must leave the facts exactly as they were; the same for torch's CUDA build read from its own
+"no NVIDIA driver" words, and for Rosetta on an Apple-silicon Mac.
+
+Equivalent mutant: _rosetta's `re.match(r"Apple M\\d", apple.chip or "XXXX")` for `or ""`: "XXXX" names no Apple
+chip, and neither does ""."""
 
 from __future__ import annotations
 
 import pytest
 
 from gpudoctor.checks.derive import derive
-from gpudoctor.model import Facts, Frameworks, Host, TensorflowBuild, TorchBuild
+from gpudoctor.model import Apple, Facts, Frameworks, Host, Symptom, TensorflowBuild, TorchBuild
 
 LINUX = Host(os="linux", arch="x86_64", python="3.11.9")
 WHY = "derived: the package index's tensorflow {} wheel for Linux x86_64 is the CUDA build"
@@ -100,3 +104,86 @@ def test_the_facts_are_returned_unchanged(packages, tf, host):
 def test_a_cpu_distribution_listed_without_a_version_does_not_block():
     out = derive(facts({"tensorflow": "2.16.1", "tensorflow-cpu": None, "tensorflow-intel": ""}), None)
     assert out.frameworks.tensorflow.is_cuda_build is True
+
+
+# -- torch's CUDA build from its own words --------------------------------------------------------------------------
+
+NO_DRIVER = Symptom("no-driver-found", "RuntimeError: Found no NVIDIA driver on your system. Please check that you have an "
+                    "NVIDIA GPU and installed a driver from http://www.nvidia.com/Download/index.aspx", "torch")
+TOO_OLD = Symptom("driver-too-old", "The NVIDIA driver on your system is too old (found version 10010).", "torch")
+
+
+def test_torch_s_no_driver_words_derive_its_cuda_build_with_the_words_as_provenance():
+    out = derive(Facts(symptoms=(NO_DRIVER, TOO_OLD), provenance={"x": "y"}), None)
+    assert out.frameworks == Frameworks(torch=TorchBuild(build="cuda"))
+    assert out.provenance == {"x": "y", "frameworks.torch.build": f"derived: only torch's CUDA build prints {NO_DRIVER.text[:80]!r}"}
+    assert out.symptoms == (NO_DRIVER, TOO_OLD)
+
+
+def test_the_driver_too_old_words_keep_the_torch_facts_and_other_frameworks():
+    before = Facts(symptoms=(TOO_OLD,), frameworks=Frameworks(torch=TorchBuild(version="1.8.0"), tensorflow=TensorflowBuild(version="2.4.0")))
+    out = derive(before, None)
+    assert out.frameworks == Frameworks(torch=TorchBuild(version="1.8.0", build="cuda"), tensorflow=TensorflowBuild(version="2.4.0"))
+    assert out.provenance is None and before.frameworks.torch.build is None
+
+
+@pytest.mark.parametrize("before", [
+    Facts(symptoms=(Symptom("no-driver-found", NO_DRIVER.text, "tensorflow"),)),  # another framework's words
+    Facts(symptoms=(Symptom("no-driver-found", NO_DRIVER.text, None),)),
+    Facts(symptoms=(Symptom("cuda-unavailable", "torch.cuda.is_available() False", "torch"),)),
+    Facts(symptoms=(NO_DRIVER,), frameworks=Frameworks(torch=TorchBuild(version="2.1.0+cpu"))),  # the build is known
+    Facts(symptoms=(TOO_OLD,), frameworks=Frameworks(torch=TorchBuild(build="rocm"))),
+    Facts(frameworks=Frameworks(torch=TorchBuild(version="2.1.0"))),
+    Facts(),
+])
+def test_torch_s_build_is_left_alone(before):
+    assert derive(before, None) is before
+
+
+# -- Rosetta --------------------------------------------------------------------------------------------------------
+
+ILLEGAL = Symptom("illegal-instruction", "  zsh: illegal hardware instruction  python -c 'import tensorflow as tf; print(tf.reduce_sum(1))'  ")
+
+
+def mac(apple: Apple | None, os: str | None = "darwin", arch: str | None = None, *found: Symptom, provenance=None) -> Facts:
+    return Facts(host=Host(os=os, arch=arch, python="3.11.4", apple=apple), symptoms=found or None, provenance=provenance)
+
+
+@pytest.mark.parametrize("python_arch", ["x86_64", "i386"])
+def test_an_x86_python_on_an_apple_chip_runs_under_rosetta(python_arch):
+    apple = Apple(macos="14.5", python_arch=python_arch, chip="Apple M2 Pro")
+    out = derive(mac(apple, None, None, provenance={}), None)
+    assert out.host == Host(os=None, python="3.11.4", apple=Apple(macos="14.5", python_arch=python_arch, rosetta=True, chip="Apple M2 Pro"))
+    assert out.provenance == {"host.apple.rosetta": f"derived: an {python_arch} Python on an Apple M2 Pro runs under Rosetta"}
+
+
+def test_a_native_arm64_shell_names_the_mac_apple_silicon():
+    out = derive(mac(Apple(python_arch="x86_64"), "darwin", "arm64", provenance={"a": "b"}), None)
+    assert out.host.apple == Apple(python_arch="x86_64", rosetta=True) and out.host.arch == "arm64"
+    assert out.provenance == {"a": "b", "host.apple.rosetta": "derived: an x86_64 Python on an Apple-silicon Mac (uname -m: arm64) runs under Rosetta"}
+
+
+def test_an_illegal_instruction_on_an_apple_chip_is_rosetta_when_the_python_arch_is_unknown():
+    second = Symptom("illegal-instruction", "Illegal instruction: 4")
+    out = derive(mac(Apple(chip="Apple M1"), "darwin", None, ILLEGAL, second, provenance={}), None)
+    assert out.host.apple == Apple(chip="Apple M1", rosetta=True)
+    assert out.provenance == {"host.apple.rosetta": f"derived: {ILLEGAL.text.strip()[:60]!r} on an Apple M1: an x86 build's AVX, which Rosetta cannot run"}
+    assert derive(mac(Apple(chip="Apple M1"), "darwin", None, ILLEGAL), None).provenance is None
+
+
+@pytest.mark.parametrize("before", [
+    mac(Apple(python_arch="arm64", chip="Apple M3")),  # a native Python
+    mac(Apple(python_arch="arm64", chip="Apple M3"), "darwin", None, ILLEGAL),  # native: the illegal instruction is another's
+    mac(Apple(chip="Apple M3")),  # nothing says x86
+    mac(Apple(python_arch="x86_64", chip="Apple M3", rosetta=False)),  # already measured
+    mac(Apple(python_arch="x86_64", chip="Apple M3", rosetta=True)),
+    mac(Apple(python_arch="x86_64", chip="Intel(R) Core(TM) i9-9880H")),  # an Intel Mac
+    mac(Apple(python_arch="x86_64", chip="Apple Macmini")),
+    mac(Apple(python_arch="x86_64"), "darwin", "x86_64"),
+    mac(Apple(python_arch="x86_64"), "linux", "arm64"),
+    mac(Apple(python_arch="x86_64"), None, "arm64"),
+    mac(None, "darwin", "arm64", ILLEGAL),  # no Apple facts at all
+    Facts(symptoms=(ILLEGAL,)),
+])
+def test_rosetta_is_left_alone(before):
+    assert derive(before, None) is before

@@ -157,3 +157,21 @@ def test_tensorflow_cuda_or_unknown_build_is_silent(matrix, cuda_build):
     facts = board(tf=TensorflowBuild(version="2.15.0+nv24.05", is_cuda_build=cuda_build), l4t="36.4.3")
     assert run(jetson.jetson_tf_not_jetson_build, facts, matrix) == []
     assert run(jetson.jetson_tf_not_jetson_build, board(TorchBuild(build="cpu"), l4t="36.4.3"), matrix) == []
+
+
+def test_tensorflow_without_the_nv_tag_is_the_package_index_s_build_pinned(matrix):
+    facts = board(tf=TensorflowBuild(version="2.13.1"), l4t="35.3.1")
+    assert run(jetson.jetson_tf_not_jetson_build, facts, matrix) == [Finding(
+        "jetson-tf-not-jetson-build", Severity.ERROR, Section.TENSORFLOW,
+        "TensorFlow 2.13.1 is not NVIDIA's build for Jetson: it cannot use the Jetson's GPU",
+        ("version 2.13.1 has no +nv tag: NVIDIA's Jetson wheels are versioned like 2.11.0+nv23.01",
+         "this board: JetPack 5.1.1 (L4T 35.3.1)"),
+        Fix("Install NVIDIA's TensorFlow for Jetson for this JetPack release, or use the l4t-tensorflow container of this L4T",
+            ("pip uninstall -y tensorflow", "cat /etc/nv_tegra_release   # the L4T release to choose the build by"), TF_URL))]
+
+
+def test_a_cuda_build_without_the_tag_an_unknown_version_or_no_jetson_is_silent(matrix):
+    assert run(jetson.jetson_tf_not_jetson_build, board(tf=TensorflowBuild(version="2.13.1", is_cuda_build=True), l4t="35.3.1"), matrix) == []
+    assert run(jetson.jetson_tf_not_jetson_build, board(tf=TensorflowBuild(path="/usr/lib/python3/dist-packages/tensorflow")), matrix) == []
+    pc = Facts(host=Host(os="linux", arch="aarch64"), frameworks=Frameworks(tensorflow=TensorflowBuild(version="2.13.1", is_cuda_build=False)))
+    assert run(jetson.jetson_tf_not_jetson_build, pc, matrix) == []
