@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Callable, Iterable
 
 import dataclasses
 
-from ..model import CheckCrash, Facts, Finding, Report, Section
+from ..model import CheckCrash, Facts, Finding, Report, Section, Severity
 
 if TYPE_CHECKING:
     from ..matrix import Matrix
@@ -147,13 +147,20 @@ def run_checks(facts: Facts, matrix: "Matrix | None" = None, source: str = "this
 def merge_duplicates(findings: list[Finding]) -> tuple[Finding, ...]:
     """One finding per (id, section): a later one (e.g. from a log line) adds its evidence to the first."""
     out: dict[tuple[str, object], Finding] = {}
+    merged: dict[tuple[str, object], tuple[list[str], set[str], list[Severity]]] = {}  # evidence so far, as a set, severities
     for finding in findings:
         key = (finding.id, finding.section)
         first = out.get(key)
         if first is None:
             out[key] = finding
             continue
-        extra = tuple(line for line in finding.evidence if line not in first.evidence)
-        severity = max(first.severity, finding.severity)
-        out[key] = dataclasses.replace(first, evidence=first.evidence + extra, severity=severity)
+        if key not in merged:
+            merged[key] = (list(first.evidence), set(first.evidence), [first.severity])
+        evidence, seen, severities = merged[key]
+        extra = [line for line in finding.evidence if line not in seen]  # built once: a paste has thousands of lines
+        evidence += extra
+        seen.update(extra)
+        severities.append(finding.severity)
+    for key, (evidence, _, severities) in merged.items():
+        out[key] = dataclasses.replace(out[key], evidence=tuple(evidence), severity=max(severities))
     return tuple(out.values())
