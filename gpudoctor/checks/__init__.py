@@ -26,7 +26,22 @@ class RegisteredCheck:
 
 
 def registry() -> tuple[RegisteredCheck, ...]:
-    # Imported here so that loading the package costs nothing until checks run.
+    modules = _REGISTRY.get("modules")
+    if modules is None:
+        _REGISTRY["modules"] = modules = _modules()
+    # Built once while the modules' CHECKS stay the same objects (a fleet judges thousands of snapshots; a test that
+    # replaces a module's CHECKS gets a registry of its own).
+    current = tuple(module.CHECKS for module in modules)
+    built = _REGISTRY.get("built")
+    if built is not None and len(built[0]) == len(current) and all(a is b for a, b in zip(built[0], current)):
+        return built[1]
+    checks = tuple(RegisteredCheck(fn.__name__, fn, _SECTIONS.get(module.__name__.rsplit(".", 1)[-1])) for module in modules for fn in module.CHECKS)
+    _REGISTRY["built"] = (current, checks)
+    return checks
+
+
+def _modules() -> list:
+    # Imported here so that loading the package costs nothing until checks run (and once: a fleet judges 10,000).
     from . import (
         amd,
         arch,
@@ -77,18 +92,10 @@ def registry() -> tuple[RegisteredCheck, ...]:
         pip_messages,
         evidence,
     ]
-    # Built once while the modules' CHECKS stay the same objects (a fleet judges thousands of snapshots; a test that
-    # replaces a module's CHECKS gets a registry of its own).
-    current = tuple(module.CHECKS for module in modules)
-    built = _REGISTRY.get("built")
-    if built is not None and len(built[0]) == len(current) and all(a is b for a, b in zip(built[0], current)):
-        return built[1]
-    checks = tuple(RegisteredCheck(fn.__name__, fn, _SECTIONS.get(module.__name__.rsplit(".", 1)[-1])) for module in modules for fn in module.CHECKS)
-    _REGISTRY["built"] = (current, checks)
-    return checks
+    return modules
 
 
-_REGISTRY: dict = {}  # "built" -> (each module's CHECKS, the registry built from them)
+_REGISTRY: dict = {}  # "modules" -> the check modules in order; "built" -> (each module's CHECKS, the registry built from them)
 
 
 # Which section a crashed check leaves unjudged (a module's checks report into this section, mostly).
