@@ -72,12 +72,13 @@ class Document:
         return found
 
     def lines_starting(self, pattern: re.Pattern[str]) -> list[int]:
-        """The numbers of the lines a pattern matches at their start, in order: one search of the whole text. The
-        pattern is compiled with MULTILINE, starts with ^ and matches no newline (\\s within a line is [^\\S\\n])."""
+        """The numbers of the lines a pattern matches at their start, in order: one search of the whole text, with a
+        newline put before its first line. The pattern starts with a newline (a literal the regex engine looks for
+        fast, where ^ with MULTILINE tries every character) and matches no other (\\s within a line is [^\\S\\n])."""
         found = self._hits.get(pattern)
         if found is None:
-            starts = self._starts
-            found = self._hits[pattern] = [bisect.bisect_right(starts, m.start()) for m in pattern.finditer(self.text)]
+            starts = self._starts  # a match's newline is at its line's start in the text without the added one
+            found = self._hits[pattern] = [bisect.bisect_right(starts, m.start()) for m in pattern.finditer("\n" + self.text)]
         return found
 
     @cached_property

@@ -35,7 +35,7 @@ def test_quote_markers_go_as_they_went_line_by_line(text):
 @given(texts)
 def test_a_start_of_line_pattern_and_find_with_keywords_agree_with_each_line(text):
     doc = Document.from_text(text)
-    starts = re.compile(r"^[^\S\n]*[-#>*+t]", re.MULTILINE)
+    starts = re.compile(r"\n[^\S\n]*[-#>*+t]")
     assert doc.lines_starting(starts) == [n for n, line in doc.numbered() if re.match(r"\s*[-#>*+t]", line)]
     pattern = re.compile(r"to(r)ch|GPU:\s*(\d*)")
     naive = [(n, m.group(0)) for n, line in doc.numbered() if (m := pattern.search(line))]

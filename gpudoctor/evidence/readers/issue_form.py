@@ -46,7 +46,7 @@ _DISTINCTIVE = {"os platform and distribution", "gpu model and memory", "cuda/cu
 _TEMPLATE_EXAMPLES = {"bare-metal, docker, cloud(specify cloud provider)", "ubuntu 16.04 amd64", "v100 and driver 396.44",
                       "conda, docker, or from source", "9.2"}
 
-_MARKED = re.compile(r"^[^\S\n]*[-#*+]", re.MULTILINE)  # a line starting with a heading's or a bullet's mark
+_MARKED = re.compile(r"\n[^\S\n]*[-#*+]")  # a line starting with a heading's or a bullet's mark
 _HEADING = re.compile(r"^#{2,4}\s+(.+?)\s*$")
 _BULLETED = re.compile(r"^\s*(?:[-*+]\s+)?\*\*(.+?)\*\*\s*:?\s*(?:\*\*)?\s*:?\s*(.*)$|^\s*[-*+]\s+([^:]{2,80}?)\s*:\s*(.*)$")
 _BARE = re.compile(r"^\s*([A-Za-z][^:]{1,80}?)\s*:\s*(.*)$")

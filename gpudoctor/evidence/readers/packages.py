@@ -42,9 +42,9 @@ ABSENT_WHEN_NOT_LISTED = ("nvidia-cudnn-cu11", "nvidia-cudnn-cu12", "nvidia-cudn
                           "nvidia-cuda-runtime-cu12", "nvidia-cuda-runtime-cu13")
 
 
-# What every line _COLUMNS (and _LISTED's second form) matches starts with, found in the whole text at once: \s
-# within a line is [^\S\n], and nothing here matches a newline, so a match is in one line.
-_NAME_THEN_DIGIT = re.compile(r"^[^\S\n]*(?:\[(?:conda|pip\d?)\][^\S\n]+)?[A-Za-z0-9][\w.-]*[^\S\n]+v?\d", re.MULTILINE)
+# What every line _COLUMNS (and _LISTED's second form) matches starts with, after the newline before it, found in the
+# whole text at once (Document.lines_starting): \s within a line is [^\S\n], so a match is in one line.
+_NAME_THEN_DIGIT = re.compile(r"\n[^\S\n]*(?:\[(?:conda|pip\d?)\][^\S\n]+)?[A-Za-z0-9][\w.-]*[^\S\n]+v?\d")
 _LISTED = re.compile(r"^\s*(?:([A-Za-z0-9][\w.-]*)\s*==|([A-Za-z0-9][\w.-]*)\s+v?\d)")
 
 
