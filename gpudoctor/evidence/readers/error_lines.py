@@ -4,7 +4,6 @@ a line means is data, with its sources and test lines, in the table."""
 
 from __future__ import annotations
 
-import bisect
 import re
 from typing import Iterator
 
@@ -50,7 +49,7 @@ def read(document: Document, table: SignatureTable | None = None) -> Iterator[Ob
     for index, signature in enumerate(table.signatures):
         for k in signature.keywords:
             by_keyword.setdefault(k, []).append(index)
-    present = _keywords_by_line(lines, tuple(by_keyword))
+    present = _keywords_by_line(document, tuple(by_keyword))
     crossing = _crossing_index(k for k in by_keyword if " " in k)  # may span a wrapped line's join
 
     # A keyword with spaces at its ends may be in a line yet not in its stripped part of a joined pair: then the
@@ -115,21 +114,15 @@ def _crossing_index(keywords: Iterator[str]) -> dict[str, tuple[tuple[str, str, 
     return {last: tuple(ways) for last, ways in index.items()}
 
 
-def _keywords_by_line(lines: tuple[str, ...], keywords: tuple[str, ...]) -> list[frozenset[str] | set[str]]:
-    """For each line, the keywords it contains (plus an empty entry after the last line)."""
-    text = "\n".join(lines)
-    starts = [0]
-    for line in lines[:-1]:
-        starts.append(starts[-1] + len(line) + 1)
-    present: list[frozenset[str] | set[str]] = [_NONE] * (len(lines) + 1)
+def _keywords_by_line(document: Document, keywords: tuple[str, ...]) -> list[frozenset[str] | set[str]]:
+    """For each line, the keywords it contains (plus an empty entry after the last line): the document's own search
+    of the whole text for each keyword, shared with every reader that looks for the same word."""
+    present: list[frozenset[str] | set[str]] = [_NONE] * (len(document.lines) + 1)
     for k in keywords:
         if not k or "\n" in k:
             continue
-        at = text.find(k)
-        while at != -1:
-            number = bisect.bisect_right(starts, at) - 1
-            if present[number] is _NONE:
-                present[number] = set()
-            present[number].add(k)  # type: ignore[union-attr]
-            at = text.find(k, starts[number + 1] if number + 1 < len(starts) else len(text))  # on to the next line
+        for number in document.lines_with(k):
+            if present[number - 1] is _NONE:
+                present[number - 1] = set()
+            present[number - 1].add(k)  # type: ignore[union-attr]
     return present
