@@ -90,6 +90,8 @@ _SMI_LINE = r"^GPU\[(\d+)\]\s*:\s*([^:]+?)\s*:\s*(.*?)\s*$"
 def parse_rocm_smi(text: str) -> list[AmdGpuText]:
     """``rocm-smi --showproductname`` (and other ``GPU[n] : Field: value`` lines): card series, GFX version."""
     by_index: dict[int, AmdGpuText] = {}
+    if "GPU[" not in text:
+        return []  # no line can match: a large paste stays cheap
     for number, line in enumerate(text.splitlines(), 1):
         m = re.match(_SMI_LINE, line.strip()) if "GPU[" in line else None  # the test first: a large paste stays cheap
         if not m:
@@ -117,30 +119,37 @@ _AMD_SMI_ROCM = r"ROCm version:\s*([0-9][0-9.]*)"
 def parse_amd_smi(text: str) -> tuple[list[AmdGpuText], tuple[int, str] | None]:
     """``amd-smi static`` / ``amd-smi list`` blocks (``GPU: 0`` then indented ``KEY: value`` lines), and the ROCm
     version ``amd-smi version`` prints (``... | ROCm version: 6.2.0``)."""
-    gpus: list[AmdGpuText] = []
+    lines = text.splitlines()
     rocm: tuple[int, str] | None = None
-    current: AmdGpuText | None = None
-    for number, line in enumerate(text.splitlines(), 1):
-        if rocm is None and "ROCm version" in line and (m := re.search(_AMD_SMI_ROCM, line)):
-            rocm = (number, m.group(1).rstrip("."))
-        m = re.match(_AMD_SMI_GPU, line) if line.startswith("GPU:") else None  # cheap test first (large pastes)
-        if m:
-            current = AmdGpuText(int(m.group(1)))
-            gpus.append(current)
-            continue
-        if current is None:
-            continue
-        if line.strip() and not line.startswith((" ", "\t")):
-            current = None
-            continue
+    if "ROCm version" in text:
+        for number, line in enumerate(lines, 1):
+            if "ROCm version" in line and (m := re.search(_AMD_SMI_ROCM, line)):
+                rocm = (number, m.group(1).rstrip("."))
+                break
+    gpus: list[AmdGpuText] = []
+    if "GPU:" in text:  # only the lines of a block are read (a large paste has many lines, few of amd-smi's)
+        for start in [number for number, line in enumerate(lines, 1) if line.startswith("GPU:")]:
+            m = re.match(_AMD_SMI_GPU, lines[start - 1])
+            if m:
+                gpus.append(_amd_smi_block(lines, start, AmdGpuText(int(m.group(1)))))
+    return gpus, rocm
+
+
+def _amd_smi_block(lines: list[str], start: int, gpu: AmdGpuText) -> AmdGpuText:
+    """The fields of the indented ``KEY: value`` lines below the ``GPU: n`` line ``start``, up to the first line
+    that is not indented (another ``GPU:`` line among them)."""
+    for number in range(start + 1, len(lines) + 1):
+        line = lines[number - 1]
+        if line.startswith("GPU:") or line.strip() and not line.startswith((" ", "\t")):
+            break
         f = re.match(_AMD_SMI_FIELD, line)
         if not f:
             continue
         key, value = f.group(1), f.group(2)
         if key == "MARKET_NAME" and value.upper() != "N/A":
-            current.set("name", number, value)
+            gpu.set("name", number, value)
         elif key == "TARGET_GRAPHICS_VERSION":
-            current.set("gfx_target", number, gfx_target(value))
+            gpu.set("gfx_target", number, gfx_target(value))
         elif key == "BDF":
-            current.set("pci_bus_id", number, value)
-    return gpus, rocm
+            gpu.set("pci_bus_id", number, value)
+    return gpu

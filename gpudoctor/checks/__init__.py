@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Callable, Iterable
 
 import dataclasses
 
-from ..model import CheckCrash, Facts, Finding, Report, Section
+from ..model import CheckCrash, Facts, Finding, Report, Section, Severity
 
 if TYPE_CHECKING:
     from ..matrix import Matrix
@@ -26,7 +26,22 @@ class RegisteredCheck:
 
 
 def registry() -> tuple[RegisteredCheck, ...]:
-    # Imported here so that loading the package costs nothing until checks run.
+    modules = _REGISTRY.get("modules")
+    if modules is None:
+        _REGISTRY["modules"] = modules = _modules()
+    # Built once while the modules' CHECKS stay the same objects (a fleet judges thousands of snapshots; a test that
+    # replaces a module's CHECKS gets a registry of its own).
+    current = tuple(module.CHECKS for module in modules)
+    built = _REGISTRY.get("built")
+    if built is not None and len(built[0]) == len(current) and all(a is b for a, b in zip(built[0], current)):
+        return built[1]
+    checks = tuple(RegisteredCheck(fn.__name__, fn, _SECTIONS.get(module.__name__.rsplit(".", 1)[-1])) for module in modules for fn in module.CHECKS)
+    _REGISTRY["built"] = (current, checks)
+    return checks
+
+
+def _modules() -> list:
+    # Imported here so that loading the package costs nothing until checks run (and once: a fleet judges 10,000).
     from . import (
         amd,
         arch,
@@ -81,18 +96,10 @@ def registry() -> tuple[RegisteredCheck, ...]:
         pip_messages,
         evidence,
     ]
-    # Built once while the modules' CHECKS stay the same objects (a fleet judges thousands of snapshots; a test that
-    # replaces a module's CHECKS gets a registry of its own).
-    current = tuple(module.CHECKS for module in modules)
-    built = _REGISTRY.get("built")
-    if built is not None and len(built[0]) == len(current) and all(a is b for a, b in zip(built[0], current)):
-        return built[1]
-    checks = tuple(RegisteredCheck(fn.__name__, fn, _SECTIONS.get(module.__name__.rsplit(".", 1)[-1])) for module in modules for fn in module.CHECKS)
-    _REGISTRY["built"] = (current, checks)
-    return checks
+    return modules
 
 
-_REGISTRY: dict = {}  # "built" -> (each module's CHECKS, the registry built from them)
+_REGISTRY: dict = {}  # "modules" -> the check modules in order; "built" -> (each module's CHECKS, the registry built from them)
 
 
 # Which section a crashed check leaves unjudged (a module's checks report into this section, mostly).
@@ -153,13 +160,20 @@ def run_checks(facts: Facts, matrix: "Matrix | None" = None, source: str = "this
 def merge_duplicates(findings: list[Finding]) -> tuple[Finding, ...]:
     """One finding per (id, section): a later one (e.g. from a log line) adds its evidence to the first."""
     out: dict[tuple[str, object], Finding] = {}
+    merged: dict[tuple[str, object], tuple[list[str], set[str], list[Severity]]] = {}  # evidence so far, as a set, severities
     for finding in findings:
         key = (finding.id, finding.section)
         first = out.get(key)
         if first is None:
             out[key] = finding
             continue
-        extra = tuple(line for line in finding.evidence if line not in first.evidence)
-        severity = max(first.severity, finding.severity)
-        out[key] = dataclasses.replace(first, evidence=first.evidence + extra, severity=severity)
+        if key not in merged:
+            merged[key] = (list(first.evidence), set(first.evidence), [first.severity])
+        evidence, seen, severities = merged[key]
+        extra = [line for line in finding.evidence if line not in seen]  # built once: a paste has thousands of lines
+        evidence += extra
+        seen.update(extra)
+        severities.append(finding.severity)
+    for key, (evidence, _, severities) in merged.items():
+        out[key] = dataclasses.replace(out[key], evidence=tuple(evidence), severity=max(severities))
     return tuple(out.values())

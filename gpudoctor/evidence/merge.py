@@ -4,6 +4,7 @@ kept; a later value that disagrees is kept as a Contradiction, never silently dr
 from __future__ import annotations
 
 import dataclasses
+import functools
 import re
 from typing import Any, Iterable
 
@@ -89,11 +90,19 @@ def _same_item_seen(tree: dict[str, Any], base: str, value: Any) -> bool:
 
 
 def _norm(value: Any) -> Any:
-    if isinstance(value, str):
-        text = re.sub(r"\s+", " ", value.strip().lower())
-        text = re.sub(r"^(nvidia )", "", text)
-        return text.rstrip(".")
-    return value
+    return _norm_text(value) if isinstance(value, str) else value
+
+
+_SPACES = re.compile(r"\s+")
+_DIGITS_AND_DOTS = re.compile(r"[\d.]+")
+
+
+@functools.lru_cache(maxsize=4096)
+def _norm_text(value: str) -> str:
+    """A value compared as people read it: case, runs of spaces, a leading "nvidia " and trailing dots do not count
+    (cached: the first value of a fact is compared with every later one, and a 1 MB paste has thousands)."""
+    text = _SPACES.sub(" ", value.strip().lower())
+    return text.removeprefix("nvidia ").rstrip(".")
 
 
 def _agree(a: Any, b: Any, loose: bool = False) -> bool:
@@ -108,7 +117,7 @@ def _agree(a: Any, b: Any, loose: bool = False) -> bool:
     if isinstance(a, str) and isinstance(b, str):
         x, y = _norm(a), _norm(b)
         # a version said with fewer components ("12.2" and "12.2.140"), or a name nvidia-smi cut ("geforce rtx 3080 ...")
-        if re.fullmatch(r"[\d.]+", x) and re.fullmatch(r"[\d.]+", y):
+        if _DIGITS_AND_DOTS.fullmatch(x) and _DIGITS_AND_DOTS.fullmatch(y):
             xs, ys = x.split("."), y.split(".")
             n = min(len(xs), len(ys))
             return [int(p) for p in xs[:n] if p] == [int(p) for p in ys[:n] if p]

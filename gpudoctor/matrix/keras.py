@@ -134,7 +134,8 @@ class KerasTable:
         tf = parse_version(version) if version is None or isinstance(version, str) else version
         if tf is None:
             return None
-        return next((r for r in self.tensorflow if r.series == minor_of(tf)), None)
+        series = minor_of(tf)
+        return next((r for r in self.tensorflow if r.series == series), None)
 
     def bundles(self, version: str | Version | None) -> bool | None:
         """TensorFlow has tf.keras inside (<= bundled_until); None when the version cannot be read."""
@@ -146,7 +147,8 @@ class KerasTable:
         k = parse_version(keras) if keras is None or isinstance(keras, str) else keras
         if k is None:
             return None
-        return next((r for r in self.standalone if r.series == minor_of(k)), None)
+        series = minor_of(k)
+        return next((r for r in self.standalone if r.series == series), None)
 
     def standalone_for_tf(self, tf: Version) -> KerasStandalone | None:
         """The newest standalone series that supports this TensorFlow (for TensorFlow <= bundled_until)."""

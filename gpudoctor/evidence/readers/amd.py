@@ -19,7 +19,7 @@ _RUNTIME = re.compile(r"^\s*(HIP runtime version|MIOpen runtime version)\s*:\s*(
 
 
 def read(document: Document) -> Iterator[Observation]:
-    text = "\n".join(document.lines)
+    text = document.text
     if "rocminfo" not in text.lower() and "HSA Agents" not in text and "GPU[" not in text and "GPU:" not in text \
             and "ROCk module" not in text and "runtime version" not in text and "ROCm version" not in text \
             and "hipError" not in text and "HIP error" not in text:
@@ -31,8 +31,9 @@ def read(document: Document) -> Iterator[Observation]:
         yield from _gpus(gpus, reader)
     if rocm:
         yield Observation("rocm.version", rocm[1], rocm[0], "amd-smi")
-    for number, line in document.numbered():
-        # each pattern needs its words in the line: test those first (a large paste has many lines, few of AMD's)
+    for number in document.lines_with("ROCk module", "hipErrorNoBinaryForGpu", "HIP error", "runtime version"):
+        # each pattern needs its words in the line: only lines holding them are read (a large paste has few of AMD's)
+        line = document.lines[number - 1]
         if "ROCk module" in line and _ROCK.match(line):
             yield Observation("rocm.amdgpu_loaded", True, number, "rocminfo", "rocminfo prints this when the amdgpu (ROCk) module is loaded")
             continue

@@ -34,8 +34,8 @@ _DISTINCTIVE = frozenset({"PyTorch version", "Is CUDA available", "Nvidia driver
 def read(document: Document) -> Iterator[Observation]:
     lines = document.lines
     fields: dict[str, tuple[int, str]] = {}
-    for number, line in document.numbered():
-        m = _FIELD.match(line)
+    for number in document.lines_with(":"):  # every field has its colon
+        m = _FIELD.match(lines[number - 1])
         if m and m.group(1) not in fields:
             fields[m.group(1)] = (number, m.group(2).strip())
     if not fields.keys() & _DISTINCTIVE:

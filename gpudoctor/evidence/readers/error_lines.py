@@ -4,7 +4,6 @@ a line means is data, with its sources and test lines, in the table."""
 
 from __future__ import annotations
 
-import bisect
 import re
 from typing import Iterator
 
@@ -50,9 +49,8 @@ def read(document: Document, table: SignatureTable | None = None) -> Iterator[Ob
     for index, signature in enumerate(table.signatures):
         for k in signature.keywords:
             by_keyword.setdefault(k, []).append(index)
-    present = _keywords_by_line(lines, tuple(by_keyword))
-    spanning = tuple(k for k in by_keyword if " " in k)  # may span a wrapped line's join
-    longest = max((len(k) for k in spanning), default=0)
+    present = _keywords_by_line(document, tuple(by_keyword))
+    crossing = _crossing_index(k for k in by_keyword if " " in k)  # may span a wrapped line's join
 
     # A keyword with spaces at its ends may be in a line yet not in its stripped part of a joined pair: then the
     # candidates of a join are checked against the joined text as the table states them.
@@ -86,10 +84,12 @@ def read(document: Document, table: SignatureTable | None = None) -> Iterator[Ob
             continue
         # Messages wrap ("...driver on your\nsystem is too old (found version 12040)"): try the line joined to the
         # next, keeping only matches that start on this line and need the next (which is tried on its own in turn).
-        joined = f"{line.rstrip()} {lines[number].strip()}"
-        joint = len(line.rstrip())  # a keyword across the join lies within its own length of it
-        window = joined[max(0, joint - longest): joint + longest + 1]
-        found = present[number - 1] | present[number] | {k for k in spanning if k in window}
+        head, tail = line.rstrip(), lines[number].strip()
+        joined = f"{head} {tail}"
+        # the keywords in the joined text: those of either line, and those across the join (the space put there)
+        found = present[number - 1] | present[number] | {
+            k for before, after, k in crossing.get(head[-1:], ()) + crossing.get("", ())
+            if head.endswith(before) and tail.startswith(after)}
         for signature in candidates(found, joined):
             if signature.family in matched_families:
                 continue
@@ -103,21 +103,26 @@ def read(document: Document, table: SignatureTable | None = None) -> Iterator[Ob
 _NONE: frozenset[str] = frozenset()
 
 
-def _keywords_by_line(lines: tuple[str, ...], keywords: tuple[str, ...]) -> list[frozenset[str] | set[str]]:
-    """For each line, the keywords it contains (plus an empty entry after the last line)."""
-    text = "\n".join(lines)
-    starts = [0]
-    for line in lines[:-1]:
-        starts.append(starts[-1] + len(line) + 1)
-    present: list[frozenset[str] | set[str]] = [_NONE] * (len(lines) + 1)
+def _crossing_index(keywords: Iterator[str]) -> dict[str, tuple[tuple[str, str, str], ...]]:
+    """Each way a keyword with spaces can lie across the space that joins two lines, as (the part before that space,
+    the part after it, the keyword), by the last character of the part before ("" when the keyword starts there)."""
+    index: dict[str, list[tuple[str, str, str]]] = {}
+    for k in keywords:
+        for at, char in enumerate(k):
+            if char == " ":
+                index.setdefault(k[at - 1:at], []).append((k[:at], k[at + 1:], k))
+    return {last: tuple(ways) for last, ways in index.items()}
+
+
+def _keywords_by_line(document: Document, keywords: tuple[str, ...]) -> list[frozenset[str] | set[str]]:
+    """For each line, the keywords it contains (plus an empty entry after the last line): the document's own search
+    of the whole text for each keyword, shared with every reader that looks for the same word."""
+    present: list[frozenset[str] | set[str]] = [_NONE] * (len(document.lines) + 1)
     for k in keywords:
         if not k or "\n" in k:
             continue
-        at = text.find(k)
-        while at != -1:
-            number = bisect.bisect_right(starts, at) - 1
-            if present[number] is _NONE:
-                present[number] = set()
-            present[number].add(k)  # type: ignore[union-attr]
-            at = text.find(k, starts[number + 1] if number + 1 < len(starts) else len(text))  # on to the next line
+        for number in document.lines_with(k):
+            if present[number - 1] is _NONE:
+                present[number - 1] = set()
+            present[number - 1].add(k)  # type: ignore[union-attr]
     return present

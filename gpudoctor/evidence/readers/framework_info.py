@@ -47,12 +47,12 @@ def read(document: Document) -> Iterator[Observation]:
     yield from _device_lists(document)
     yield from _tf_logs(document)
     yield from _repl(document)
-    for number, m in document.find(_TF_GIT_VERSION):  # print(tf.version.GIT_VERSION, tf.version.VERSION)
+    for number, m in document.find(_TF_GIT_VERSION, ("-g",)):  # print(tf.version.GIT_VERSION, tf.version.VERSION)
         yield Observation("frameworks.tensorflow.version", m.group(2), number, NAME + " (tf.version)")
-    for number, m in document.find(_TF_VERSION_LINE):
+    for number, m in document.find(_TF_VERSION_LINE, ("Flow ",)):
         yield Observation("frameworks.tensorflow.version", m.group(1), number, NAME)
     if any("torch" in line for line in document.lines[:2000]):
-        for number, m in document.find(_TORCH_TRIPLE):
+        for number, m in document.find(_TORCH_TRIPLE, ("True", "False")):
             yield Observation("frameworks.torch.version", m.group(1), number, NAME, "print(torch.__version__, torch.version.cuda, torch.cuda.is_available())")
             if m.group(2) == "None":
                 yield Observation("frameworks.torch.build", "cpu" if "+rocm" not in m.group(1) else "rocm", number, NAME, "torch.version.cuda printed None")
@@ -63,9 +63,8 @@ def read(document: Document) -> Iterator[Observation]:
 
 
 def _build_info(document: Document) -> Iterator[Observation]:
-    for number, line in document.numbered():
-        if "cuda_version" not in line and "is_cuda_build" not in line:
-            continue
+    for number in document.lines_with("cuda_version", "is_cuda_build"):
+        line = document.lines[number - 1]
         found = dict(_BUILD_INFO.findall(line))
         if "is_cuda_build" not in found and "cuda_version" not in found:
             continue
@@ -89,7 +88,8 @@ def _build_info(document: Document) -> Iterator[Observation]:
 
 def _device_lists(document: Document) -> Iterator[Observation]:
     lines = document.lines
-    for number, line in document.numbered():
+    for number in document.lines_with("list_physical_devices", "Num GPUs Available"):
+        line = lines[number - 1]
         if "list_physical_devices" in line and "GPU" in line or "Num GPUs Available" in line:
             m = re.search(r"Num GPUs Available:?\s*(\d+)", line)
             if m:
@@ -105,7 +105,7 @@ def _device_lists(document: Document) -> Iterator[Observation]:
     # TF 1.x device_lib.list_local_devices(): GPU devices, and XLA_GPU ones that are not usable GPUs.
     kinds: dict[str, int] = {}
     first = None
-    for number, m in document.find(_TF1_DEVICE):
+    for number, m in document.find(_TF1_DEVICE, ("/device:",)):
         kinds[m.group(1)] = kinds.get(m.group(1), 0) + 1
         first = first or number
     if first is not None and ("CPU" in kinds or "XLA_CPU" in kinds):
@@ -121,14 +121,14 @@ def _device_lists(document: Document) -> Iterator[Observation]:
 
 
 def _tf_logs(document: Document) -> Iterator[Observation]:
-    for number, m in document.find(_TF_FOUND):
+    for number, m in document.find(_TF_FOUND, ("Found device ",)):
         index = int(m.group(1))
         yield Observation(f"gpus[{index}].index", index, number, NAME + " (TensorFlow log)")
         yield Observation(f"gpus[{index}].name", m.group(3).strip(), number, NAME + " (TensorFlow log)")
         cc = f"{m.group(4)}.{m.group(5)}" if m.group(4) else m.group(6)
         if cc:
             yield Observation(f"gpus[{index}].compute_capability", cc, number, NAME + " (TensorFlow log)")
-    created = list(document.find(_TF_CREATED))
+    created = list(document.find(_TF_CREATED, ("-> physical GPU (device: ",)))
     for number, m in created:
         index = int(m.group(1))
         yield Observation(f"gpus[{index}].index", index, number, NAME + " (TensorFlow log)")
@@ -142,8 +142,8 @@ def _tf_logs(document: Document) -> Iterator[Observation]:
 
 def _repl(document: Document) -> Iterator[Observation]:
     lines = document.lines
-    for number, line in document.numbered():
-        m = _REPL.match(line)
+    for number in document.lines_with(">>>", "In ["):  # a prompt: _REPL matches nothing else
+        m = _REPL.match(lines[number - 1])
         if not m or m.group(1) not in _EXPRESSIONS or number >= len(lines):
             continue
         key, kind = _EXPRESSIONS[m.group(1)]

@@ -48,6 +48,7 @@ _DISTINCTIVE = {"os platform and distribution", "gpu model and memory", "cuda/cu
 _TEMPLATE_EXAMPLES = {"bare-metal, docker, cloud(specify cloud provider)", "ubuntu 16.04 amd64", "v100 and driver 396.44",
                       "conda, docker, or from source", "9.2"}
 
+_MARKED = re.compile(r"\n[^\S\n]*[-#*+]")  # a line starting with a heading's or a bullet's mark
 _HEADING = re.compile(r"^#{2,4}\s+(.+?)\s*$")
 _BULLETED = re.compile(r"^\s*(?:[-*+]\s+)?\*\*(.+?)\*\*\s*:?\s*(?:\*\*)?\s*:?\s*(.*)$|^\s*[-*+]\s+([^:]{2,80}?)\s*:\s*(.*)$")
 _BARE = re.compile(r"^\s*([A-Za-z][^:]{1,80}?)\s*:\s*(.*)$")
@@ -80,9 +81,11 @@ def _fields(document: Document) -> Iterator[tuple[int, str, str, bool]]:
     """(line of the answer, label, answer, whether the line is shaped like a form field) for every known label."""
     lines = document.lines
     skip_collect_env = _has_collect_env(document)
-    for number, line in document.numbered():
+    # a field has a colon, a heading or a bullet: the other lines are never looked at (str.lstrip strips what \s is)
+    for number in sorted(set(document.lines_with(":")).union(document.lines_starting(_MARKED))):
+        line = lines[number - 1]
         if ":" not in line and not line.lstrip().startswith(("#", "-", "*", "+")):
-            continue  # a field has a colon, a heading or a bullet: most log lines are skipped without a pattern
+            continue
         heading = _HEADING.match(line)
         if heading:
             label = _label(heading.group(1))
@@ -125,7 +128,9 @@ def _shaped_field(line: str) -> tuple[str, str] | None:
 
 
 def _has_collect_env(document: Document) -> bool:
-    return any((m := collect_env._FIELD.match(line)) and m.group(1) in collect_env._DISTINCTIVE for line in document.lines)
+    lines = document.lines
+    return any((m := collect_env._FIELD.match(lines[number - 1])) and m.group(1) in collect_env._DISTINCTIVE
+               for number in document.lines_with(*collect_env._DISTINCTIVE))
 
 
 @functools.lru_cache(maxsize=512)

@@ -16,9 +16,9 @@ NAME = "kernel-log"
 
 
 def read(document: Document) -> Iterator[Observation]:
-    if not any("NVRM" in line for line in document.lines):
+    if "NVRM" not in document.text:
         return  # no driver line at all: keep a large paste cheap
-    xids, off_bus = parse_kernel_log("\n".join(document.lines))
+    xids, off_bus = parse_kernel_log(document.text)
     if not xids and not off_bus:
         return
     first = min([x.line for x in xids] + [o.line for o in off_bus])

@@ -27,7 +27,9 @@ _NO_DEVICES = re.compile(r"^\s*No devices were found\s*$")
 def read(document: Document) -> Iterator[Observation]:
     lines = document.lines
     seen_table = False
-    for number, line in document.numbered():
+    # every branch below needs one of these in its line (the no-driver line holds "NVIDIA-SMI")
+    for number in document.lines_with("NVIDIA-SMI", "|", "Failed to initialize NVML", "No devices were found"):
+        line = lines[number - 1]
         m = _BANNER.search(line)
         if m:
             seen_table = True

@@ -17,8 +17,8 @@ _GPU_HEADER = re.compile(r"^GPU ([0-9A-Fa-f]{4,8}:[0-9A-Fa-f]{2}:[0-9A-Fa-f]{2}\
 
 
 def read(document: Document) -> Iterator[Observation]:
-    text_start = next((n for n, line in document.numbered() if "==============NVSMI LOG==============" in line), None)
-    xml_start = next((n for n, line in document.numbered() if "<nvidia_smi_log" in line), None)
+    text_start = next(iter(document.lines_with("==============NVSMI LOG==============")), None)
+    xml_start = next(iter(document.lines_with("<nvidia_smi_log")), None)
     if xml_start is not None:
         yield from _xml(document, xml_start)
     if text_start is not None:
@@ -28,7 +28,7 @@ def read(document: Document) -> Iterator[Observation]:
 def _xml(document: Document, start: int) -> Iterator[Observation]:
     from ...smi_xml import parse_nvidia_smi_xml
 
-    end = next((n for n, line in document.numbered() if n >= start and "</nvidia_smi_log>" in line), None)
+    end = next((n for n in document.lines_with("</nvidia_smi_log>") if n >= start), None)
     if end is None:
         return  # a cut XML log: the text readers still see its banner-free lines; nothing reliable here
     text = "\n".join(document.lines[start - 1:end])
@@ -53,7 +53,9 @@ def _xml(document: Document, start: int) -> Iterator[Observation]:
 def _text(document: Document, start: int) -> Iterator[Observation]:
     index = -1
     section: list[tuple[int, str]] = []  # (indent, heading) of the nested blocks we are in
-    for number, line in document.numbered():
+    lines = document.lines
+    for number in document.lines_with(":", "GPU "):  # a line without either is neither a GPU's header nor a key
+        line = lines[number - 1]
         if number < start or not line.strip():
             continue
         header = _GPU_HEADER.match(line)

@@ -107,7 +107,7 @@ _PATTERNS = tuple((re.compile(p), h, k) for p, h, k in (
     (r"^\s*\*\s+(\S+)\s+(?:Running|Stopped|Installing|Converting)\s+([12])\s*$", _wsl_list, ('Running', 'Stopped', 'Installing', 'Converting')),
     (r"^(jax|jaxlib):\s+(\d+\.\d+\.\d+[\w.+]*)\s*$|^(python): (\d+\.\d+\.\d+)(?: \(|\s*$)", _jax_print_env, ('jax', 'python: ')),
 ))
-_ANY = re.compile("pip |Python |=|Linux |Darwin |packages|icrosoft|Running|Stopped|Installing|Converting|jax|python: |Mach-O")
+_ANY = tuple(dict.fromkeys(k for _, _, keywords in _PATTERNS for k in keywords))  # a line of none of them matches none
 
 
 _MACHINE = re.compile(r"^\s*(arm64|aarch64|x86_64)\s*$")  # the line after a prompt that ran `uname -m`
@@ -118,32 +118,40 @@ _SMI_MIG = re.compile(r"^\s+MIG \S+\s+Device\s+\d+: \(UUID: (MIG-[\w/-]+)\)\s*$"
 
 
 def _smi_list(document: Document) -> Iterator[Observation]:
-    current = None
-    for number, line in document.numbered():
-        if (m := _SMI_GPU.match(line)):
-            current = int(m.group(1))
-            yield Observation(f"gpus[{current}].index", current, number, NAME, "nvidia-smi -L")
-            yield Observation(f"gpus[{current}].name", m.group(2).strip(), number, NAME, "nvidia-smi -L")
-            yield Observation(f"gpus[{current}].uuid", m.group(3), number, NAME, "nvidia-smi -L")
-        elif current is not None and (m := _SMI_MIG.match(line)):
-            yield Observation(f"gpus[{current}].mig_enabled", True, number, NAME, "nvidia-smi -L lists MIG devices")
-            yield Observation(f"gpus[{current}].mig_instances[]", m.group(1), number, NAME, "nvidia-smi -L")
-        elif line.strip():
-            current = None
+    lines = document.lines
+    for number in document.lines_with("(UUID: GPU-"):  # every GPU line holds it
+        m = _SMI_GPU.match(lines[number - 1])
+        if not m:
+            continue
+        current = int(m.group(1))
+        yield Observation(f"gpus[{current}].index", current, number, NAME, "nvidia-smi -L")
+        yield Observation(f"gpus[{current}].name", m.group(2).strip(), number, NAME, "nvidia-smi -L")
+        yield Observation(f"gpus[{current}].uuid", m.group(3), number, NAME, "nvidia-smi -L")
+        # its MIG devices: the lines below it, blank lines between them, up to the first other line
+        for below in range(number + 1, len(lines) + 1):
+            line = lines[below - 1]
+            if _SMI_GPU.match(line):
+                break  # the next GPU, read by the loop above
+            if (mig := _SMI_MIG.match(line)):
+                yield Observation(f"gpus[{current}].mig_enabled", True, below, NAME, "nvidia-smi -L lists MIG devices")
+                yield Observation(f"gpus[{current}].mig_instances[]", mig.group(1), below, NAME, "nvidia-smi -L")
+            elif line.strip():
+                break
 
 
 def read(document: Document) -> Iterator[Observation]:
     if "(UUID: GPU-" in "\n".join(document.lines[:2000]):
         yield from _smi_list(document)
-    asked_machine = False
-    for number, line in document.numbered():
-        if asked_machine and (m := _MACHINE.match(line)):
-            yield Observation("host.arch", m.group(1), number, NAME, "uname -m")
-        asked_machine = line.rstrip().endswith("uname -m") or (asked_machine and not line.strip())
-        if not _ANY.search(line):
-            continue
-        for pattern, handler, keywords in _PATTERNS:
-            if any(k in line for k in keywords):
+    lines = document.lines
+    for number in document.lines_with("uname -m"):  # a prompt that ran `uname -m`: its answer is the next line with text
+        after = next((n for n in range(number + 1, min(number + 3, len(lines)) + 1) if lines[n - 1].strip()), None)
+        if lines[number - 1].rstrip().endswith("uname -m") and after and (m := _MACHINE.match(lines[after - 1])):
+            yield Observation("host.arch", m.group(1), after, NAME, "uname -m")
+    holding = [(pattern, handler, set(document.lines_with(*keywords))) for pattern, handler, keywords in _PATTERNS]
+    for number in document.lines_with(*_ANY):
+        line = lines[number - 1]
+        for pattern, handler, numbers in holding:
+            if number in numbers:  # the line holds one of the pattern's keywords
                 m = pattern.search(line)
                 if m:
                     yield from handler(m, number, line)

@@ -43,18 +43,33 @@ ABSENT_WHEN_NOT_LISTED = ("nvidia-cudnn-cu11", "nvidia-cudnn-cu12", "nvidia-cudn
                           "nvidia-cuda-runtime-cu12", "nvidia-cuda-runtime-cu13")
 
 
+# What every line _COLUMNS (and _LISTED's second form) matches starts with, after the newline before it, found in the
+# whole text at once (Document.lines_starting): \s within a line is [^\S\n], so a match is in one line.
+_NAME_THEN_DIGIT = re.compile(r"\n[^\S\n]*(?:\[(?:conda|pip\d?)\][^\S\n]+)?[A-Za-z0-9][\w.-]*[^\S\n]+v?\d")
+_LISTED = re.compile(r"^\s*(?:([A-Za-z0-9][\w.-]*)\s*==|([A-Za-z0-9][\w.-]*)\s+v?\d)")
+
+
 def _whole_list(document: Document) -> int | None:
     """The line of a whole package list's header, or None when every list in the text may be partial."""
-    for number, line in document.numbered():
+    for number in document.lines_with("Package", "packages in environment at "):  # the headers' words
+        line = document.lines[number - 1]
         if _PIP_LIST_HEADER.match(line) or _CONDA_LIST_HEADER.match(line):
             return number
     return None
 
 
+def _candidates(document: Document) -> list[int]:
+    """The lines that may hold a package (issue 23: the others of a 1 MB paste are never looked at in Python)."""
+    named = document.lines_starting(_NAME_THEN_DIGIT)
+    return sorted(set(named).union(document.lines_with("==", "|", "::", "Successfully installed")))
+
+
 def read(document: Document) -> Iterator[Observation]:
     seen: list[Observation] = []
     yield from _absent(document)
-    for number, line in document.numbered():
+    lines = document.lines
+    for number in _candidates(document):  # a line of none of them matches no branch below
+        line = lines[number - 1]
         found: list[Observation] = []
         m = _FREEZE.match(line) if "==" in line else None  # the cheap test first: a large paste has many lines
         if m:
@@ -76,8 +91,9 @@ def _absent(document: Document) -> Iterator[Observation]:
     header = _whole_list(document)
     if header is None:
         return
-    listed = {_canonical(m.group(1) or m.group(2)) for line in document.lines
-              if (m := re.match(r"^\s*(?:([A-Za-z0-9][\w.-]*)\s*==|([A-Za-z0-9][\w.-]*)\s+v?\d)", line))}
+    lines = document.lines
+    candidates = set(document.lines_starting(_NAME_THEN_DIGIT)).union(document.lines_with("=="))
+    listed = {_canonical(m.group(1) or m.group(2)) for number in candidates if (m := _LISTED.match(lines[number - 1]))}
     for name in ABSENT_WHEN_NOT_LISTED:
         if name not in listed:
             yield Observation(f"python_packages.{name}", None, header, NAME, "a whole package list that does not name it")

@@ -23,7 +23,9 @@ _NVRM_CONFLICT = re.compile(r"NVRM: The NVIDIA probe routine was not called for 
 def read(document: Document) -> Iterator[Observation]:
     lines = document.lines
     index = 0
-    for number, line in document.numbered():
+    # every branch below needs one of these in its line
+    for number in document.lines_with("NVIDIA Corporation", "nvidia", "nouveau", "NVRM"):
+        line = lines[number - 1]
         m = _LSPCI_DEVICE.match(line)
         if m:
             bus = m.group(1) if m.group(1).count(":") == 2 else f"0000:{m.group(1)}"
