@@ -70,8 +70,9 @@ def verify(framework: str, tests: tuple[str, ...], device: str, amp: bool | None
            timeout: float, multi_gpu: bool | None, nproc: int | None, as_json: bool, verbose: bool) -> None:  # fmt: skip
     """Train tiny CNN, LSTM and transfer-learning models to prove the GPU works.
 
-    Every framework x test pair runs in its own child process with a timeout; the multi-GPU test is one torchrun
-    launch (all ranks) with the same timeout. Exit status: 0 when every test that
+    Each framework's tests run in one child process, each test with its own timeout (a test that crashes the child
+    fails, and the tests after it run in a new child); the multi-GPU test is one torchrun launch (all ranks) with
+    the same timeout. Exit status: 0 when every test that
     ran passed (skips are not failures), 1 when one failed or none ran (nothing was proved), 2 for a usage error.
     """
     from gpudoctor.matrix.framework import Framework

@@ -1,5 +1,5 @@
-"""``gpudoctor verify``: short CNN, LSTM and transfer-learning training runs under PyTorch, TensorFlow and JAX, each in
-its own child process, that prove the frameworks really train on this machine's GPU (or say plainly that they ran on
+"""``gpudoctor verify``: short CNN, LSTM and transfer-learning training runs under PyTorch, TensorFlow and JAX, one child
+process per framework, that prove the frameworks really train on this machine's GPU (or say plainly that they ran on
 the CPU, and why).
 
 Importing this package imports no framework (only gpudoctor.verify.worker, in the child, does);
