@@ -41,16 +41,16 @@ import time
 NEUTRAL_DIRECTORY = tempfile.gettempdir()
 
 
-def time_command(argv: list[str], runs: int) -> tuple[float, float, int]:
+def time_command(argv: list[str], runs: int, env: dict[str, str] | None = None) -> tuple[float, float, int]:
     """Median wall seconds and median CPU seconds (user + system of the child and its own children) over ``runs``
     (after one warm-up run for the page cache), and the exit code. On a shared machine the wall time moves with the
     other jobs; the CPU time is what the command itself costs, so before/after comparisons read both."""
-    code = subprocess.run(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, cwd=NEUTRAL_DIRECTORY).returncode
+    code = subprocess.run(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, cwd=NEUTRAL_DIRECTORY, env=env).returncode
     walls, cpus = [], []
     for _ in range(runs):
         before = resource.getrusage(resource.RUSAGE_CHILDREN)
         start = time.perf_counter()
-        subprocess.run(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, cwd=NEUTRAL_DIRECTORY)
+        subprocess.run(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, cwd=NEUTRAL_DIRECTORY, env=env)
         walls.append(time.perf_counter() - start)
         after = resource.getrusage(resource.RUSAGE_CHILDREN)
         cpus.append(after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime)

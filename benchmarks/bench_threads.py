@@ -17,9 +17,7 @@ bug report built from the corpus's own pastes (in this process, and as `check --
 from __future__ import annotations
 
 import os
-import resource
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
@@ -32,6 +30,7 @@ from gpudoctor.checks import run_checks  # noqa: E402
 from gpudoctor.evidence import read_evidence  # noqa: E402
 from gpudoctor.matrix import load_matrix  # noqa: E402
 from gpudoctor.model import Severity  # noqa: E402
+from benchmarks.bench_check import time_command  # noqa: E402
 from tests.evidence.corpus import FROZEN, THREADS, diagnose, is_right, threads  # noqa: E402
 
 
@@ -115,15 +114,8 @@ def _command(text: str) -> tuple[float, float]:
         path.write_text(text, encoding="utf-8")
         argv = [sys.executable, "-m", "gpudoctor", "check", "--from", str(path), "--json"]
         env = {**os.environ, "PYTHONPATH": str(root), "NO_COLOR": "1"}
-        walls, cpus = [], []
-        for _ in range(5):
-            before = resource.getrusage(resource.RUSAGE_CHILDREN)
-            start = time.perf_counter()
-            subprocess.run(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env)
-            walls.append(time.perf_counter() - start)
-            after = resource.getrusage(resource.RUSAGE_CHILDREN)
-            cpus.append(after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime)
-    return statistics.median(walls), statistics.median(cpus)
+        wall, cpu, _ = time_command(argv, 5, env)
+    return wall, cpu
 
 
 if __name__ == "__main__":
