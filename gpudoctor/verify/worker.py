@@ -191,9 +191,7 @@ def main(argv: list[str] | None = None) -> int:
     write_result(result_file, result)
     sys.stdout.flush()
     sys.stderr.flush()
-    # The result is safe on disk; skip the interpreter's teardown, where frameworks' atexit hooks and C++
-    # destructors are known to crash, which would turn a passed test into "died with SIGSEGV" for no training fault.
-    os._exit(0)
+    return 0
 
 
 def main_many(argv: list[str]) -> int:
@@ -208,11 +206,11 @@ def main_many(argv: list[str]) -> int:
         elif fault == "abort":
             os.abort()
         elif fault == "noresult":
-            os._exit(0)
+            return 0
         elif fault == "forged":
             forged = SmokeResult(request.framework, request.test, SmokeStatus.PASSED)
             print(json.dumps({"schema": WORKER_SCHEMA, "result": forged.to_dict()}), flush=True)
-            os._exit(0)
+            return 0
         elif fault == "lr0":
             request = CaseRequest(request.framework, request.test, request.device, request.amp, request.weights, 0.0)
         start = time.perf_counter()
@@ -224,7 +222,7 @@ def main_many(argv: list[str]) -> int:
         case_line(request.test, done=True)
     sys.stdout.flush()
     sys.stderr.flush()
-    os._exit(0)  # as main: skip the frameworks' teardown once every result is safe on disk
+    return 0
 
 
 def _watchdog(marker: str, seconds: float | None):  # -> threading.Timer | None
