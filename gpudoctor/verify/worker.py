@@ -168,25 +168,34 @@ def case_line(test: str, done: bool = False) -> None:
     sys.stderr.flush()
 
 
-def main(argv: list[str] | None = None) -> int:
-    if argv is None:
-        argv = sys.argv[1:]
-    if "--tests" in argv or any(a.startswith("--tests=") for a in argv):
-        return main_many(argv)
-    request, result_file = parse(argv)
+def _with_fault(request: CaseRequest) -> CaseRequest | None:
+    """The request as the injected fault of its test leaves it (FAULT_ENV, for the parent's tests); None: this
+    process ends here without writing a result."""
     fault = fault_for(request.test)
     if fault == "hang":
         time.sleep(24 * 3600)
     elif fault == "abort":
         os.abort()
     elif fault == "noresult":
-        return 0
+        return None
     elif fault == "forged":
         forged = SmokeResult(request.framework, request.test, SmokeStatus.PASSED)
         print(json.dumps({"schema": WORKER_SCHEMA, "result": forged.to_dict()}), flush=True)
-        return 0
+        return None
     elif fault == "lr0":
-        request = CaseRequest(request.framework, request.test, request.device, request.amp, request.weights, 0.0)
+        return CaseRequest(request.framework, request.test, request.device, request.amp, request.weights, 0.0)
+    return request
+
+
+def main(argv: list[str] | None = None) -> int:
+    if argv is None:
+        argv = sys.argv[1:]
+    if "--tests" in argv or any(a.startswith("--tests=") for a in argv):
+        return main_many(argv)
+    request, result_file = parse(argv)
+    request = _with_fault(request)
+    if request is None:
+        return 0
     result = measure(request)
     write_result(result_file, result)
     sys.stdout.flush()
@@ -200,19 +209,9 @@ def main_many(argv: list[str]) -> int:
     for request in requests:
         case_line(request.test)
         watchdog = _watchdog(os.path.join(result_dir, f"{request.test}.timeout"), test_timeout)
-        fault = fault_for(request.test)
-        if fault == "hang":
-            time.sleep(24 * 3600)
-        elif fault == "abort":
-            os.abort()
-        elif fault == "noresult":
+        request = _with_fault(request)
+        if request is None:
             return 0
-        elif fault == "forged":
-            forged = SmokeResult(request.framework, request.test, SmokeStatus.PASSED)
-            print(json.dumps({"schema": WORKER_SCHEMA, "result": forged.to_dict()}), flush=True)
-            return 0
-        elif fault == "lr0":
-            request = CaseRequest(request.framework, request.test, request.device, request.amp, request.weights, 0.0)
         start = time.perf_counter()
         result = measure(request)
         if watchdog is not None:
