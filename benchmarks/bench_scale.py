@@ -17,9 +17,6 @@ import cProfile
 import json
 import os
 import pstats
-import resource
-import statistics
-import subprocess
 import sys
 import tempfile
 import time
@@ -27,6 +24,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
+from benchmarks.bench_check import time_command  # noqa: E402
 
 # Real product names as nvidia-smi prints them, of many generations (none carries its compute capability here).
 MODELS = (
@@ -62,16 +60,7 @@ def judge_in_process(text: str) -> float:
 def time_cli(path: Path, runs: int) -> tuple[float, float, int]:
     """Median wall and CPU seconds (user + system of the child: what a busy shared machine inflates least)."""
     argv = [sys.executable, "-m", "gpudoctor", "check", "--from", str(path), "--json"]
-    env = {**os.environ, "PYTHONPATH": str(ROOT), "NO_COLOR": "1"}
-    samples, cpus, code = [], [], 0
-    for _ in range(runs):
-        before = resource.getrusage(resource.RUSAGE_CHILDREN)
-        start = time.perf_counter()
-        code = subprocess.run(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env).returncode
-        samples.append(time.perf_counter() - start)
-        after = resource.getrusage(resource.RUSAGE_CHILDREN)
-        cpus.append(after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime)
-    return statistics.median(samples), statistics.median(cpus), code
+    return time_command(argv, runs, {**os.environ, "PYTHONPATH": str(ROOT), "NO_COLOR": "1"})
 
 
 def main() -> None:
