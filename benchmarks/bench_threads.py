@@ -3,10 +3,11 @@
     python benchmarks/bench_threads.py            # the development part (tests/data/threads/)
     python benchmarks/bench_threads.py --frozen   # the frozen test part, once, at the end of a piece of work
 
-The development part mixes the threads tuned against (before issue 20), the blind ones and the round-1 frozen part
-(scored once, then moved there: tests/data/threads/FROZEN-ROUND-1.txt); each is shown apart. The frozen part
-(tests/data/threads-frozen/, round 2, chosen by tools/corpus_split.py) is never opened while code changes; threads
-listed in its SEEN-BY-DEVELOPER.txt (seen before the split, if any) are left out of its score.
+The development part mixes the threads tuned against (before issue 20), the blind ones and the frozen parts of
+rounds 1 and 2 (each scored once, then moved there: tests/data/threads/FROZEN-ROUND-1.txt, FROZEN-ROUND-2.txt); each
+is shown apart. The frozen part (tests/data/threads-frozen/, round 3, chosen by tools/corpus_split.py) is never
+opened while code changes; threads listed in its SEEN-BY-DEVELOPER.txt (seen before the split, if any) are left out
+of its score.
 
 Prints, for the pasted text alone and with the facts each thread states in words ([context]): how many threads
 get their cause right (broken) or get no false error (healthy), by era; then the time to parse and judge a 1 MB
@@ -51,19 +52,24 @@ def _score(label: str, corpus: list, show_misses: bool) -> None:
 
 
 def frozen() -> None:
-    seen = set((FROZEN / "SEEN-BY-DEVELOPER.txt").read_text().split()) if (FROZEN / "SEEN-BY-DEVELOPER.txt").exists() else set()
+    seen = _listed(FROZEN / "SEEN-BY-DEVELOPER.txt")
     corpus = [t for t in threads(FROZEN) if f"{t.name}.toml" not in seen]
     _score(f"frozen test part ({len(corpus)} threads; {len(seen)} seen as search excerpts left out)", corpus, show_misses=True)
 
 
+def _listed(path: Path) -> set[str]:
+    return set(path.read_text().split()) if path.exists() else set()
+
+
 def accuracy() -> None:
     corpus = threads()
-    listed = THREADS / "FROZEN-ROUND-1.txt"
-    round_1 = set(listed.read_text().split()) if listed.exists() else set()
-    blind = [t for t in corpus if t.blind and f"{t.name}.toml" not in round_1]
+    rounds = {n: _listed(THREADS / f"FROZEN-ROUND-{n}.txt") for n in (1, 2)}
+    earlier_frozen = rounds[1] | rounds[2]
+    blind = [t for t in corpus if t.blind and f"{t.name}.toml" not in earlier_frozen]
     _score("blind development part (paste alone)", blind, show_misses="-v" in sys.argv)
-    _score("round-1 frozen part, now development (paste alone)", [t for t in corpus if f"{t.name}.toml" in round_1],
-           show_misses="-v" in sys.argv)
+    for n, names in rounds.items():
+        _score(f"round-{n} frozen part, now development (paste alone)", [t for t in corpus if f"{t.name}.toml" in names],
+               show_misses="-v" in sys.argv)
     _score("tuned development part (paste alone)", [t for t in corpus if not t.blind], show_misses="-v" in sys.argv)
     for with_context in (False, True):
         right, total = Counter(), Counter()
