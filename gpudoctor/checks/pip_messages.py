@@ -16,18 +16,23 @@ if TYPE_CHECKING:
 
 
 def python_version_no_wheel_from_message(facts: Facts, matrix: "Matrix | None") -> Iterator[Finding]:
-    yield from _not_offered_by_pip(facts, matrix)
+    from_list = list(_not_offered_by_pip(facts, matrix))
+    yield from from_list
     py = b.python_minor(facts)
-    if matrix is None or py is None:
+    if matrix is None:
         return
     for symptom in _wanted_distributions(facts):
-        name = re.match(r"[A-Za-z_-]*", symptom.subject or "").group(0)  # the reader's subject: "torch==1.13.1", "torch"
+        name, op, version = re.match(r"([A-Za-z_-]*)(==|<=|>=|~=)?\s*(.*)", symptom.subject or "").groups()
         framework = "torch" if name == "torch" else "tensorflow" if name.startswith("tensorflow") else None
-        version = re.sub(r"^[A-Za-z_-]+[=<>~!\s]*", "", symptom.subject or "")
+        version = "" if op == ">=" else version  # a lower bound names no release
         if framework is None:
             continue
         releases = matrix.torch if framework == "torch" else matrix.tensorflow
         release = (matrix.torch_release(version) if framework == "torch" else matrix.tf_release(version)) if version else None
+        if py is None:
+            if not from_list and (release is not None or not version) and not _some_offered(facts, name):
+                yield _python_unknown(symptom, name, release)
+            continue
         pythons = release.python if release else tuple(dict.fromkeys(p for r in releases for p in r.python))
         if py in pythons:
             continue
@@ -39,6 +44,32 @@ def python_version_no_wheel_from_message(facts: Facts, matrix: "Matrix | None") 
              f"{what} has wheels for Python {min(pythons, key=b.vt)}–{max(pythons, key=b.vt)}"),
             b.install_fix(facts, matrix, framework, f"Use a Python that {what} has wheels for, or a release built for Python {py}"),
         )
+
+
+def _some_offered(facts: Facts, name: str) -> bool:
+    """Whether pip listed versions of the package it could install here: then this Python has wheels of it."""
+    return any((s.subject or "").startswith(f"{name}==") and (s.subject or "").partition("|")[2].strip() not in ("", "none")
+               for s in (facts.symptoms or ()) if s.kind == "pip-offered-versions")
+
+
+def _python_unknown(symptom: Symptom, name: str, release: object | None) -> Finding:
+    """pip found no distribution of a release that was published (or of the package at all), and the paste does not
+    say which Python asked: the interpreter or its platform is the usual reason, named as a warning with the Python
+    range the release has wheels for."""
+    section, url = ((Section.TORCH, b.TORCH_PREVIOUS_URL) if name == "torch" else (Section.TENSORFLOW, b.TF_PIP_URL))
+    pythons = getattr(release, "python", ())
+    span = f"{pythons[0]}–{pythons[-1]}" if pythons else ""
+    what = f"{name} {release.series}" if release is not None else name  # type: ignore[attr-defined]
+    return Finding(
+        "python-version-no-wheel", Severity.WARNING, section,
+        f"pip finds no {what} for this interpreter{f': it has wheels for Python {span} only' if span else ''}",
+        (f"log: {symptom.text}",
+         f"{what} was published{f' for Python {span}' if span else ''}; pip says so when this interpreter's Python version "
+         "or platform (32-bit, ARM, macOS) has no wheel of it, the index URL has no such build, or pip is too old for the "
+         "wheel's tag (pip before 19.0 cannot install manylinux2010 wheels)"),
+        Fix(f"Use a Python {span} environment (64-bit) for {what}" if span else f"Check that this Python (64-bit, its version) has {name} wheels, and the index URL",
+            ("python -c \"import sys, struct, platform; print(sys.version, struct.calcsize('P') * 8, 'bit', platform.machine())\"",), url),
+    )
 
 
 def _wanted_distributions(facts: Facts) -> list[Symptom]:

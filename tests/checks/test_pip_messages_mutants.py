@@ -169,3 +169,32 @@ def test_a_request_with_a_wheel_for_this_python_does_not_stop_the_next():
 
 def test_a_subject_without_a_version_names_the_package():
     assert found(offered("", "torch|none", "L")) == [nothing("torch", Section.TORCH, TORCH_URL, None, "L")]
+
+
+def distribution(python: str, subject: str, text: str, *more: Symptom):
+    return dataclasses.replace(machine(python=python), symptoms=(Symptom("no-matching-distribution", text, subject=subject), *more))
+
+
+def test_a_published_release_pip_cannot_find_with_the_python_unknown_is_a_warning_naming_its_pythons():
+    line = "ERROR: No matching distribution found for tensorflow-gpu==1.15"  # Zeta36/chess-alpha-zero#104
+    (finding,) = found(distribution("", "tensorflow-gpu==1.15", line))
+    release = MATRIX.tf_release("1.15")
+    span = f"{release.python[0]}–{release.python[-1]}"
+    assert (finding.id, finding.severity, finding.section) == ("python-version-no-wheel", Severity.WARNING, Section.TENSORFLOW)
+    assert finding.title == f"pip finds no tensorflow-gpu {release.series} for this interpreter: it has wheels for Python {span} only"
+    assert finding.evidence[0] == f"log: {line}" and f"Use a Python {span} environment" in finding.fix.summary
+    # an upper bound names its release (CorentinJ/Real-Time-Voice-Cloning#194); a lower bound names none
+    (bounded,) = found(distribution("", "tensorflow-gpu<=1.14.0", "No matching distribution found for tensorflow-gpu<=1.14.0,>=1.10.0"))
+    assert f"tensorflow-gpu {MATRIX.tf_release('1.14').series}" in bounded.title
+    (lower,) = found(distribution("", "torch>=1.0", "No matching distribution found for torch>=1.0"))
+    assert lower.title == "pip finds no torch for this interpreter"
+
+
+def test_no_warning_where_pip_offered_versions_of_the_package_or_the_release_is_unknown_or_the_python_decides():
+    line = "ERROR: No matching distribution found for torch"
+    listed = Symptom("pip-offered-versions", "... (from versions: 2.0.0, 2.0.1)", subject="torch==|2.0.0, 2.0.1")
+    assert found(distribution("", "torch", line, listed)) == []  # pip has torch wheels for this interpreter
+    assert found(distribution("", "torch==0.0.7", "No matching distribution found for torch==0.0.7")) == []  # no such release known
+    assert found(distribution("", "torch", line), None) == []  # no matrix, no judgement
+    # the Python known and inside the release's range: nothing to say
+    assert found(distribution("3.10.12", "torch==2.0.1", "No matching distribution found for torch==2.0.1")) == []
