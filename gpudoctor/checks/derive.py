@@ -8,7 +8,8 @@ Derived here:
 - Rosetta: an x86_64 Python (`file $(which python)`, uname's shell) or zsh's "illegal hardware instruction" (an x86
   build's AVX, which Rosetta cannot run) on a Mac whose chip is Apple silicon (M1-M5).
 - a CUDA build of TensorFlow: the package index's `tensorflow` wheel (2.1 and newer, no local version tag) for Linux
-  x86_64 is the CUDA build; `tensorflow-cpu` and the Windows and macOS wheels are not.
+  x86_64, and for Windows up to 2.10, is the CUDA build; `tensorflow-cpu`, later Windows wheels and the macOS wheels are
+  not. The package is the index's where pip lists it, or where the text says it was installed with pip.
 """
 
 from __future__ import annotations
@@ -52,21 +53,28 @@ def _tensorflow_cuda_build(facts: Facts) -> Facts:
     packages = facts.python_packages or {}
     version = (tf.version if tf else None) or packages.get("tensorflow")
     host = facts.host
-    if (tf and tf.is_cuda_build is not None) or not version or host is None or host.os != "linux" or host.wsl == 1:
+    if (tf and tf.is_cuda_build is not None) or not version or host is None or host.os not in ("linux", "windows") or host.wsl == 1:
         return facts
     if host.arch not in (None, "x86_64", "amd64") or any(packages.get(name) for name in _CPU_DISTRIBUTIONS):
         return facts
-    if packages.get("tensorflow") != version and not (tf and tf.version == version and "tensorflow" in packages):
-        return facts  # the version came from elsewhere (a sentence, build info): which distribution is not known
     m = re.fullmatch(r"(\d+)\.(\d+)(?:\.\d+)*", version)
     if not m or (int(m.group(1)), int(m.group(2))) < (2, 1):
         return facts  # a local tag (+nv, +cpu) or a 1.x, whose GPU build was tensorflow-gpu
+    if host.os == "windows" and (int(m.group(1)), int(m.group(2))) > (2, 10):
+        return facts  # the last Windows wheel with CUDA was 2.10
+    listed = packages.get("tensorflow") == version or (tf is not None and tf.version == version and "tensorflow" in packages)
+    said = next((s for s in facts.symptoms or () if s.kind == "tensorflow-from-pip"), None)
+    if not listed and said is None:
+        return facts  # the version came from elsewhere (a sentence, build info): which distribution is not known
+    if not listed and host.os == "linux" and packages:
+        return facts  # a pip list without tensorflow in it: the package the person named is not what is installed
     built = dataclasses.replace(tf or TensorflowBuild(version=version), is_cuda_build=True)
     frameworks = dataclasses.replace(facts.frameworks or Frameworks(), tensorflow=built)
     provenance = dict(facts.provenance) if facts.provenance is not None else None
     if provenance is not None:
         provenance["frameworks.tensorflow.is_cuda_build"] = (
-            f"derived: the package index's tensorflow {version} wheel for Linux x86_64 is the CUDA build")
+            f"derived: the package index's tensorflow {version} wheel for {host.os.capitalize()} x86_64 is the CUDA build"
+            + ("" if listed else f" (installed with pip: {said.text.strip()[:60]!r})"))
     return dataclasses.replace(facts, frameworks=frameworks, provenance=provenance)
 
 

@@ -44,3 +44,11 @@ def test_a_traceback_names_the_framework_that_failed_to_load_a_library():
     assert facts.frameworks.torch.path == "/home/u/venv/lib64/python3.11/site-packages/torch"
     ids = _ids(text)
     assert "framework-import-failed" in ids and "tf-missing-gpu-libs" not in ids
+
+
+def test_an_exported_variable_in_markdown_inline_code_is_read():
+    # https://github.com/thuml/Autoformer/issues/25: "`export CUDA_VISIBLE_DEVICES=1`" quoted in the post
+    from gpudoctor.evidence import read_evidence
+
+    assert read_evidence("`export CUDA_VISIBLE_DEVICES=1`\n", "post").host.env == {"CUDA_VISIBLE_DEVICES": "1"}
+    assert read_evidence("`export CUDA_VISIBLE_DEVICES=1` and then\n", "post").host is None  # a sentence, not a command

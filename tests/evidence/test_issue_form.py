@@ -142,3 +142,17 @@ def test_a_version_answer_with_the_framework_glued_on_is_read():
     form = "### Tensorflow Version\n\ntf2.12.0\n\n### OS Platform and Distribution\n\nWin11\n"
     facts = read_evidence(form, "form")
     assert facts.frameworks.tensorflow.version == "2.12.0" and facts.host.os == "windows"
+
+
+def test_a_typed_list_of_versions_on_adjacent_lines_is_read_outside_a_template():
+    facts = thread("gh-qanet-5")  # https://github.com/localminimum/QANet/issues/5: "tensorflow version: 1.5.0" / "CUDA: 9.0" / ...
+    assert facts.frameworks.tensorflow.version == "1.5.0" and [t.version for t in facts.cuda_toolkits] == ["9.0"]
+    lone = read_evidence("2018-03-23 I tensorflow/core/platform/cpu_feature_guard.cc:137] ok\nCUDA: 9.0\nsomething else happened\n")
+    assert lone.cuda_toolkits is None  # one "Label: version" line among log lines is not a list a person typed
+    apart = read_evidence("tensorflow version: 1.5.0\nit crashed\nCUDA: 9.0\n")
+    assert apart.frameworks is None and apart.cuda_toolkits is None
+
+
+def test_the_typed_list_and_the_cuda_stream_executor_judge_the_driver_too_old_for_tensorflow():
+    report = run_checks(thread("gh-qanet-5"), load_matrix(), "gh-qanet-5")
+    assert "driver-too-old-for-cuda-build" in {f.id for f in report.findings if f.severity.label == "error"}

@@ -69,11 +69,17 @@ _NOT_NVIDIA = re.compile(r"(?i)\b(?:amd|radeon|intel|iris|uhd|apple|m[1-4]|mali|
 _MEMORY = re.compile(r"(?i)[\s,(-]*\d+(?:\.\d+)?\s*(?:gb|gib|g|mb)\b\)?")
 
 
+# Facts a person lists as "Label: version" lines: two or more of them on adjacent lines are a typed list of versions
+# ("tensorflow version: 1.5.0" / "CUDA: 9.0" / "Driver Version: 384.69") even outside an issue template.
+_VERSION_FACTS = {"python", "cuda", "cudnn", "cuda/cudnn", "driver", "torch", "tensorflow"}
+
+
 def read(document: Document) -> Iterator[Observation]:
     fields = list(_fields(document))
     is_form = any(label in _DISTINCTIVE for _, label, _, _ in fields) or any(strong for _, _, _, strong in fields)
+    listed = {number for number, label, answer, _ in fields if _LABELS[label] in _VERSION_FACTS and _DOTTED.search(answer)}
     for number, label, answer, strong in fields:
-        if strong or is_form:
+        if strong or is_form or (number in listed and (number - 1 in listed or number + 1 in listed)):
             yield from _facts(_LABELS[label], label, answer, number)
 
 

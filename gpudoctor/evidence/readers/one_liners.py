@@ -97,7 +97,8 @@ def _jax_print_env(m, n, line):
 _PATTERNS = tuple((re.compile(p), h, k) for p, h, k in (
     (r"(?:Using )?pip \d+(?:\.\d+)* from \S+ \(python (\d+\.\d+)\)", _pip_python, ('pip ',)),
     (r"^\s*Python (\d+\.\d+\.\d+)\s*$", _python_version, ('Python ',)),
-    (r"^\s*(\$\s*export\s+|export\s+|\$\s*)?(CUDA_VISIBLE_DEVICES|NVIDIA_VISIBLE_DEVICES|LD_LIBRARY_PATH|CUDA_HOME|CUDA_PATH|CUDA_FORCE_PTX_JIT|HSA_OVERRIDE_GFX_VERSION)=(\S*)\s*$", _env_var, ('=',)),
+    # a command in Markdown's inline code ("`export CUDA_VISIBLE_DEVICES=1`") is the same command
+    (r"^\s*`?\s*(\$\s*export\s+|export\s+|\$\s*)?(CUDA_VISIBLE_DEVICES|NVIDIA_VISIBLE_DEVICES|LD_LIBRARY_PATH|CUDA_HOME|CUDA_PATH|CUDA_FORCE_PTX_JIT|HSA_OVERRIDE_GFX_VERSION)=([^\s`]*)`?\s*$", _env_var, ('=',)),
     (r"^\s*[`$>]?\s*(CUDA_VISIBLE_DEVICES)=(\S*)\s+(?:python\d?(?:\.\d+)?|\./|bash|sh|torchrun|accelerate|deepspeed)\S*", _env_prefix, ('=',)),
     (r"^\s*Linux \S+ (\d+\.\d+\.\d+\S*) #\d+", _uname, ('Linux ',)),
     (r"^\s*File \"((?:[^\"]*[/\\])?(?:site|dist)-packages[/\\](torch|tensorflow))[/\\][^\"]*\", line \d+", _framework_path, ('packages',)),

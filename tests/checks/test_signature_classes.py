@@ -1,0 +1,61 @@
+"""Line families added as signatures in issue 20's third round, judged end to end from a pasted line: each names the
+finding a maintainer would, at the severity its evidence allows."""
+
+from __future__ import annotations
+
+import pytest
+
+from gpudoctor.checks import run_checks
+from gpudoctor.evidence import read_evidence
+from gpudoctor.matrix import load_matrix
+
+
+def findings(text: str) -> dict[str, str]:
+    report = run_checks(read_evidence(text, "paste"), load_matrix(), "paste")
+    return {f.id: f.severity.label for f in report.findings if f.id != "evidence-not-recognised"}
+
+
+@pytest.mark.parametrize(("line", "severity"), [
+    ("XGBoost version not compiled with GPU support.", "error"),  # stefan-jansen/machine-learning-for-trading#190
+    ("E0714 16:34:40.972663 31948 pybind.cc:1277] Cannot use GPU because you have installed CPU version PaddlePaddle.", "error"),
+    ("UserWarning: The installed version of bitsandbytes was compiled without GPU support. 8-bit optimizers are unavailable.", "error"),
+    ("[LightGBM] [Fatal] GPU Tree Learner was not enabled in this build.", "error"),
+    ("mxnet.base.MXNetError: [16:24:29] src/storage/storage.cc:119: Compile with USE_CUDA=1 to enable GPU usage", "error"),
+    ("AttributeError: module 'faiss' has no attribute 'StandardGpuResources'", "error"),
+    ("ValueError: This CTranslate2 package was not compiled with CUDA support", "warning"),  # on a Mac the setup is fine
+    ("warning: not compiled with GPU offload support, --gpu-layers option will be ignored", "warning"),
+    ("OpenCV Error: No GPU support (The library is compiled without CUDA support) in setDevice", "error"),
+    ("RuntimeError: Not compiled with GPU support", "error"),
+    ("⚠️  CUDAExecutionProvider not available — ONNX will fall back to CPU.", "error"),
+])
+def test_a_library_that_says_it_is_its_cpu_build_names_gpu_package_cpu_variant(line, severity):
+    assert findings(line) == {"gpu-package-cpu-variant": severity}
+
+
+def test_torch_not_compiled_with_cuda_is_not_read_as_an_extension():
+    assert "gpu-package-cpu-variant" not in findings("AssertionError: Torch not compiled with CUDA enabled")
+
+
+def test_cudnn_that_cannot_find_libcuda_is_the_driver_library_not_cudnn():
+    line = "Could not load library libcudnn_cnn_infer.so.8. Error: libcuda.so: cannot open shared object file: No such file or directory"
+    assert findings(line) == {"gpu-without-driver": "error"}
+    assert findings("Hi, I am using WSL2 with Python 3.11.\n" + line).get("wsl-libcuda-not-on-loader-path") == "error"
+
+
+def test_the_kernel_logs_api_mismatch_is_the_driver_library_mismatch():
+    log = ("[   12.014918] NVRM: API mismatch: the client has the version 570.153.02, but\n"
+           "               NVRM: this kernel module has the version 570.144.  Please\n")
+    assert findings(log).get("nvml-driver-library-mismatch") == "error"
+
+
+def test_deepspeeds_op_builder_mismatch_is_the_toolkit_major_for_extensions():
+    line = ("deepspeed.ops.op_builder.builder.CUDAMismatchException: >- DeepSpeed Op Builder: Installed CUDA version 12.2 "
+            "does not match the version torch was compiled with 11.7, unable to compile cuda/cpp extensions")
+    assert "cuda-toolkit-major-mismatch-for-extensions" in findings(line)
+
+
+def test_an_ngc_banner_alone_is_a_warning_and_dockers_own_refusal_an_error():
+    banner = "WARNING: The NVIDIA Driver was not detected.  GPU functionality will not be available."
+    assert findings(banner) == {"container-without-gpu-runtime": "warning"}
+    refusal = 'docker: Error response from daemon: could not select device driver "" with capabilities: [[gpu]].'
+    assert findings(refusal) == {"container-without-gpu-runtime": "error"}
