@@ -217,6 +217,9 @@ def test_log_rule_severities_and_sections():
     assert {r.symptom: (r.id, r.severity, r.section) for r in RULES} == {
         "container-no-gpu-runtime": ("container-without-gpu-runtime", Severity.ERROR, Section.ENVIRONMENT),
         "container-banner-no-driver": ("container-without-gpu-runtime", Severity.WARNING, Section.ENVIRONMENT),
+        "gpu-lost": ("gpu-fallen-off-bus", Severity.ERROR, Section.GPU),
+        "k8s-plugin-no-nvml": ("container-without-gpu-runtime", Severity.WARNING, Section.ENVIRONMENT),
+        "gpu-handle-unknown-error": ("gpu-fallen-off-bus", Severity.WARNING, Section.GPU),
         "cuda-no-device": ("cuda-init-no-device", Severity.WARNING, Section.ENVIRONMENT),
         "out-of-memory": ("cuda-out-of-memory", Severity.INFO, Section.GPU),
         "cudnn-init-failed": ("cudnn-failed-to-initialize", Severity.INFO, Section.CUDNN),

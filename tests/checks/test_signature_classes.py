@@ -59,3 +59,15 @@ def test_an_ngc_banner_alone_is_a_warning_and_dockers_own_refusal_an_error():
     assert findings(banner) == {"container-without-gpu-runtime": "warning"}
     refusal = 'docker: Error response from daemon: could not select device driver "" with capabilities: [[gpu]].'
     assert findings(refusal) == {"container-without-gpu-runtime": "error"}
+
+
+@pytest.mark.parametrize(("line", "expected"), [
+    ("Unable to determine the device handle for GPU 0000:02:00.0: GPU is lost. Reboot the system to recover this GPU",
+     {"gpu-fallen-off-bus": "error"}),
+    ("Unable to determine the device handle for GPU 0000:0B:00.0: Unknown Error", {"gpu-fallen-off-bus": "warning"}),
+    ("Error: Cannot load cudnn shared library. Cannot invoke method cudnnGetVersion at (/paddle/paddle/fluid/platform/dynload/cudnn.cc:63)",
+     {"cudnn-not-on-loader-path": "error"}),
+    ("Failed to start nvml with error:  could not load NVML library", {"container-without-gpu-runtime": "warning"}),
+])
+def test_lost_gpus_paddles_cudnn_and_the_device_plugins_nvml(line, expected):
+    assert findings(line) == expected
