@@ -127,7 +127,6 @@ BLIND_NOT_YET_RIGHT = frozenset({
     'gh-stylegan2-ada-dvschultz-31',
     'gh-subpixel-36',
     'gh-tensorflow-13365',
-    'gh-tensorflow-2039',
     'gh-tensorflow-22651',
     'gh-tensorflow-31058',
     'gh-tensorflow-35061',
