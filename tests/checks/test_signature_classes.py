@@ -71,3 +71,25 @@ def test_an_ngc_banner_alone_is_a_warning_and_dockers_own_refusal_an_error():
 ])
 def test_lost_gpus_paddles_cudnn_and_the_device_plugins_nvml(line, expected):
     assert findings(line) == expected
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("RuntimeError: Unexpected error from cudaGetDeviceCount(). Did you run some cuda functions before calling NumCudaDevices() "
+     "that might have already set an error? Error 804: forward compatibility was attempted on non supported HW",
+     "cuda-forward-compat-unsupported-gpu"),
+    ('ERROR    Could not load torch: [WinError 126] The specified module could not be found. Error loading\n'
+     '"C:\\venv\\lib\\site-packages\\torch\\lib\\fbgemm.dll" or one of its dependencies.', "windows-msvc-runtime-missing"),
+    ("TypeError: Descriptors cannot not be created directly.", "protobuf-too-new-for-generated-code"),
+    ("NotFoundError: tensorflow_addons/custom_ops/activations/_activation_ops.so: undefined symbol: _ZN10tensorflow12OpDefBuilder4AttrESs",
+     "tf-extension-built-for-other-tf"),
+])
+def test_the_four_ids_documented_in_round_three_are_named_from_their_lines(text, expected):
+    assert findings(text).get(expected) == "error"
+
+
+def test_another_dll_or_library_is_not_the_msvc_runtime_or_a_tensorflow_add_on():
+    cudnn_dll = ('OSError: [WinError 126] The specified module could not be found. Error loading '
+                 '"C:\\Python311\\Lib\\site-packages\\torch\\lib\\cudnn_cnn_infer64_8.dll" or one of its dependencies.')
+    assert "windows-msvc-runtime-missing" not in findings(cudnn_dll)
+    torch_symbol = "ImportError: /usr/lib/python3/dist-packages/torch/lib/libtorch_cuda.so: undefined symbol: _ZN3c104cuda9allocatorE"
+    assert "tf-extension-built-for-other-tf" not in findings(torch_symbol)
