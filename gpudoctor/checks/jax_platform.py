@@ -35,8 +35,15 @@ def jax_windows_native_gpu_unsupported(facts: Facts, matrix: object) -> Iterator
     if on_windows:
         evidence.append(f"this is native Windows ({host.os_release or 'windows'})")
     evidence.append("JAX publishes CUDA jaxlib wheels for Linux only; on Windows, JAX's GPU support is through WSL2")
+    no_cuda_platform = on_windows or (host is not None and host.os == "darwin")
+    if not no_cuda_platform:
+        # pip's list alone does not say the platform: on Linux, +cuda jaxlib wheels came from JAX's own index (-f URL),
+        # and a Python newer than the pinned release also leaves only newer plain versions
+        evidence.append("the platform is not known here: on Linux, a +cuda jaxlib comes only from JAX's own index "
+                        "(pip's -f https://storage.googleapis.com/jax-releases/jax_cuda_releases.html) and only for the Pythons "
+                        "that release supports")
     yield Finding(
-        "jax-windows-native-gpu-unsupported", Severity.ERROR, Section.JAX,
+        "jax-windows-native-gpu-unsupported", Severity.ERROR if no_cuda_platform else Severity.WARNING, Section.JAX,
         "JAX has no CUDA build for " + ("native Windows" if on_windows else "this platform") + ": only the CPU jaxlib installs here",
         tuple(evidence),
         Fix("Run JAX with CUDA in WSL2 (Ubuntu) on this machine, or on Linux; the Windows driver serves WSL2",

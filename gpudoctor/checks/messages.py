@@ -189,10 +189,16 @@ def driver_library_not_loadable(facts: Facts, matrix: "Matrix | None") -> Iterat
     # WSL and containers have their own findings for a missing libcuda; an AMD GPU machine expects no NVIDIA driver
     if not found or (facts.host and (facts.host.wsl or facts.host.container)) or (facts.amd_gpus and gpu_presence(facts) is not True):
         return
+    # Whether an NVIDIA GPU is here at all is a fact these lines do not give: the same words come from a Mac, an AMD
+    # machine, a notebook's CPU runtime or a container started without GPUs. Unknown, the missing driver is a warning.
+    known = gpu_presence(facts) is True
     yield Finding(
-        "gpu-without-driver", Severity.ERROR, Section.GPU,
-        "The NVIDIA driver's user-space library (libcuda) is not installed or not found",
-        _lines(found) + ("libcuda comes with the NVIDIA driver; the CUDA toolkit or pip wheels do not provide it",),
+        "gpu-without-driver", Severity.ERROR if known else Severity.WARNING, Section.GPU,
+        "The NVIDIA driver's user-space library (libcuda) is not installed or not found"
+        + ("" if known else " (if this machine has an NVIDIA GPU)"),
+        _lines(found) + ("libcuda comes with the NVIDIA driver; the CUDA toolkit or pip wheels do not provide it",)
+        + (() if known else ("nothing here shows an NVIDIA GPU: the same words come from a machine without one (a Mac, an AMD GPU, "
+                             "a notebook's CPU runtime) and from a container started without GPUs",)),
         Fix("Install the NVIDIA driver (580 or newer runs every current PyTorch and TensorFlow build), then reboot",
             ("nvidia-smi   # must list the GPU", "sudo ubuntu-drivers install   # Ubuntu; other distributions: the vendor's package"),
             "https://www.nvidia.com/en-us/drivers/"),

@@ -11,7 +11,9 @@ import pytest
 
 from gpudoctor.checks import messages as m
 from gpudoctor.matrix import load_matrix
-from gpudoctor.model import Facts, Finding, Fix, Host, Libraries, Library, Section, Severity, Symptom
+from gpudoctor.model import Facts, Finding, Fix, Gpu, Host, Libraries, Library, Section, Severity, Symptom
+
+GPU_0 = Gpu(index=0, name="NVIDIA GeForce RTX 4090")
 
 MATRIX = load_matrix()
 SUPPORT = "https://docs.nvidia.com/deeplearning/cudnn/latest/reference/support-matrix.html"
@@ -109,11 +111,16 @@ DRIVER_FIX = Fix("Install the NVIDIA driver (580 or newer runs every current PyT
 
 def test_found_no_nvidia_driver_is_a_missing_driver():
     line = Symptom("nvidia-driver-not-loaded", "RuntimeError: Found no NVIDIA driver on your system.")
-    (f,) = m.driver_library_not_loadable(Facts(symptoms=(line,)), None)
+    (f,) = m.driver_library_not_loadable(Facts(symptoms=(line,), gpus=(GPU_0,)), None)
     assert f == Finding("gpu-without-driver", Severity.ERROR, Section.GPU,
                         "The NVIDIA driver's user-space library (libcuda) is not installed or not found",
                         (f"log: {line.text}", "libcuda comes with the NVIDIA driver; the CUDA toolkit or pip wheels do not provide it"),
                         DRIVER_FIX)
+    # whether an NVIDIA GPU is here is not known from these words alone: a warning that says so
+    (unknown,) = m.driver_library_not_loadable(Facts(symptoms=(line,)), None)
+    assert unknown.severity == Severity.WARNING
+    assert unknown.title == "The NVIDIA driver's user-space library (libcuda) is not installed or not found (if this machine has an NVIDIA GPU)"
+    assert unknown.evidence[-1].startswith("nothing here shows an NVIDIA GPU: the same words come from a machine without one")
     libcuda = Symptom("library-not-loadable", "OSError: libcuda.so.1: cannot open shared object file", subject="libcuda.so.1")
     no_driver = Symptom("no-driver-found", "No CUDA GPUs are available")
     (both,) = m.driver_library_not_loadable(Facts(symptoms=(line, Symptom("library-not-loadable", "x", subject="libcudart.so.12"), libcuda, no_driver)), None)

@@ -163,7 +163,7 @@ LIBCUDA = Symptom("library-not-loadable", "libcuda.so.1: cannot open shared obje
 
 
 def test_driver_library_not_loadable_pinned():
-    f = one(m.driver_library_not_loadable, log(LIBCUDA, Symptom("no-driver-found", "Found no NVIDIA driver on your system.")))
+    f = one(m.driver_library_not_loadable, log(LIBCUDA, Symptom("no-driver-found", "Found no NVIDIA driver on your system."), gpus=RTX5090))
     assert (f.id, f.severity, f.section) == ("gpu-without-driver", Severity.ERROR, Section.GPU)
     assert f.title == "The NVIDIA driver's user-space library (libcuda) is not installed or not found"
     assert f.evidence == (f"log: {LIBCUDA.text}", "log: Found no NVIDIA driver on your system.",

@@ -38,7 +38,7 @@ def test_torch_not_compiled_with_cuda_is_not_read_as_an_extension():
 
 def test_cudnn_that_cannot_find_libcuda_is_the_driver_library_not_cudnn():
     line = "Could not load library libcudnn_cnn_infer.so.8. Error: libcuda.so: cannot open shared object file: No such file or directory"
-    assert findings(line) == {"gpu-without-driver": "error"}
+    assert findings(line) == {"gpu-without-driver": "warning"}  # whether an NVIDIA GPU is here is not known
     assert findings("Hi, I am using WSL2 with Python 3.11.\n" + line).get("wsl-libcuda-not-on-loader-path") == "error"
 
 
