@@ -55,8 +55,10 @@ def score(directory: Path, verbose: bool = False) -> dict:
         print(f"  {'healthy' if healthy else 'broken'} threads' replies: {shown}")
     print(f"  triage time per thread: median {statistics.median(seconds) * 1000:.0f} ms, max {max(seconds) * 1000:.0f} ms")
     if verbose:
+        healthy_names = {t.name for t in corpus if t.healthy}
         for name, cause, expected in wrong:
-            print(f"    wrong  {name}: named {cause}, expected {list(expected) or 'nothing (healthy)'}")
+            what = list(expected) or ("nothing (healthy)" if name in healthy_names else "[] (broken; no documented id names its cause)")
+            print(f"    wrong  {name}: named {cause}, expected {what}")
         for name, outcome, doubt, expected in missed:
             print(f"    {outcome:6} {name}: expected {list(expected)}{f' ({doubt})' if doubt else ''}")
     return {"named": named, "right": len(right), "broken": broken, "named_broken": named_broken,

@@ -10,6 +10,7 @@ from ..model import Finding, Severity
 
 # What a framework that sees no GPU reports, whichever framework: a cause of "no GPU" explains each of them.
 _UNAVAILABLE = ("torch-cuda-unavailable", "tf-gpu-not-visible", "jax-cuda-backend-failed", "cuda-init-no-device")
+EFFECTS = frozenset(_UNAVAILABLE)  # a framework cannot use the GPU: what happened, not why
 
 # cause id -> ids of findings it explains, when both are in one report.
 EXPLAINS: dict[str, tuple[str, ...]] = {

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import dataclasses
 
-from ..checks.causes import primary
+from ..checks.causes import EFFECTS, primary
 from ..checks.coverage import SETTLING_COMMANDS
 from ..checks.evidence import section_of
 from ..evidence import observations_in
@@ -24,6 +24,9 @@ __all__ = ["Missing", "Outcome", "QuotedLine", "Triage", "triage"]
 
 # Findings about the evidence itself: never a cause of the reporter's problem.
 _ABOUT_EVIDENCE = frozenset({"evidence-contradiction", "evidence-not-recognised", "evidence-truncated"})
+# Findings that a framework cannot use the GPU, which say that it fails but not why: a reply asks for the output that
+# would show the cause instead of naming the effect as one (checks/causes.py links them under their causes).
+_EFFECTS = frozenset({*EFFECTS, "framework-import-failed"})
 # A cause is named only at this severity: a warning is what might go wrong, not why the reporter's GPU does not work.
 NAMED_SEVERITY = Severity.ERROR
 MAX_QUOTED = 8
@@ -59,6 +62,8 @@ def _doubt(observations, printed, report: Report, suspect: Finding, judge):
     the printed facts it rests on."""
     if suspect.severity < NAMED_SEVERITY:
         return "what the report shows may go wrong, but not why the GPU does not work", (SETTLING_COMMANDS[suspect.section],), []
+    if suspect.id in _EFFECTS:
+        return "the report shows that the GPU cannot be used, but not why", (SETTLING_COMMANDS[suspect.section],), []
     if not support.reaches(judge(printed), suspect.id):
         needed = support.minimal(observations, suspect.id, judge)
         sections = [section_of(g[0].key) for g in needed if support.first(g).stated] or [suspect.section]

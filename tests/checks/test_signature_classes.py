@@ -93,3 +93,9 @@ def test_another_dll_or_library_is_not_the_msvc_runtime_or_a_tensorflow_add_on()
     assert "windows-msvc-runtime-missing" not in findings(cudnn_dll)
     torch_symbol = "ImportError: /usr/lib/python3/dist-packages/torch/lib/libtorch_cuda.so: undefined symbol: _ZN3c104cuda9allocatorE"
     assert "tf-extension-built-for-other-tf" not in findings(torch_symbol)
+
+
+def test_cudnn_that_cannot_find_cublas_is_the_cuda_library_not_cudnn():
+    # https://github.com/jax-ml/jax/issues/16625: the cuDNN sub-library loads, its libcublas.so.11 dependency does not
+    line = "Could not load library libcudnn_ops_infer.so.8. Error: libcublas.so.11: cannot open shared object file: No such file or directory"
+    assert findings(line) == {"cuda-library-not-on-loader-path": "error"}
