@@ -69,3 +69,17 @@ def test_the_reporter_naming_the_cpu_build_states_it():
     facts = _facts("The requirements.txt installs a CPU-only version of PyTorch on Python 3.14.")
     assert facts.frameworks.torch.build == "cpu"
     assert _facts("I don't want a CPU-only version of PyTorch here.").frameworks is None
+
+
+@pytest.mark.parametrize(("line", "os", "wsl"), [
+    ("I am on WSL2 (Ubuntu 22.04).", "linux", 2),
+    ("I'm on Windows 11", "windows", None),
+    ("My OS is Ubuntu 20.04", "linux", None),
+])
+def test_short_sentences_of_three_words_are_read(line, os, wsl):
+    host = read_evidence(line, "post").host
+    assert (host.os, host.wsl) == (os, wsl)
+
+
+def test_two_short_words_are_no_sentence():
+    assert read_evidence("on WSL2\n", "post").host is None

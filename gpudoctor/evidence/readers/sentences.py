@@ -56,7 +56,8 @@ _ANY = re.compile(r"(?i)tensorflow|\btf\b|torch|windows|ubuntu|wsl|mac|debian|ce
 _EVERY_KEY = frozenset({"frameworks.torch.version", "frameworks.tensorflow.version", "cuda_toolkits[0].version",
                         "libraries.libcudnn[]", "host.python", "driver.version", "host.os", "gpus", "gpus[0].compute_capability",
                         "amd_gpus", "host.apple.chip", "frameworks.torch.build", "jetson.model"})
-_PROSE = re.compile(r"[A-Za-z]{3,}\s+[A-Za-z]{2,}")
+# a sentence: a word of three letters and another, or three short words ("I'm on Windows 11", "My OS is Ubuntu 20.04")
+_PROSE = re.compile(r"[A-Za-z]{3,}\s+[A-Za-z]{2,}|\b[A-Za-z]+(?:'[a-z]+)?\s+[A-Za-z]{2,}\s+[A-Za-z]{2,}")
 _BOLD_LABEL = re.compile(r"\s*[-*]?\s*\*\*[A-Za-z][^*]{0,40}\*\*")  # "**Setup:** GTX 1070": a reporter's own label, never tool output
 
 
