@@ -165,6 +165,26 @@ def cuda_force_ptx_jit(facts: Facts, matrix: object) -> Iterator[Finding]:
     )
 
 
+def gpu_seen_then_hidden(facts: Facts, matrix: object) -> Iterator[Finding]:
+    """torch found the GPU in one process (``torch.cuda.is_available()`` printed True) and the failing run says "No
+    CUDA GPUs are available": the driver works, so the run's own environment hides the GPU, most often a
+    CUDA_VISIBLE_DEVICES its script or launcher sets (a warning: the value is not in the evidence)."""
+    torch = facts.frameworks.torch if facts.frameworks else None
+    hidden = [s for s in symptoms(facts, "cuda-unavailable") if "No CUDA GPUs are available" in s.text]
+    if torch is None or torch.cuda_available is not True or not hidden or env(facts, "CUDA_VISIBLE_DEVICES") is not None:
+        return
+    yield Finding(
+        "cuda-visible-devices-hides-all-gpus", Severity.WARNING, Section.ENVIRONMENT,
+        "torch sees the GPU in one process and none in the failing run: the run's environment most likely hides it (CUDA_VISIBLE_DEVICES)",
+        ("torch.cuda.is_available() printed True", f"log: {hidden[0].text}",
+         "the driver works, so what differs is the failing run's environment: a script or launcher that sets "
+         "CUDA_VISIBLE_DEVICES to a GPU this machine does not have hides every GPU"),
+        Fix("Find where the run sets CUDA_VISIBLE_DEVICES (its shell script, launcher or code) and unset it or name a GPU that exists",
+            ("grep -rn CUDA_VISIBLE_DEVICES .   # the project's scripts and code", "nvidia-smi -L   # the GPUs that exist"),
+            "https://docs.nvidia.com/cuda/cuda-c-programming-guide/index.html#cuda-environment-variables"),
+    )
+
+
 def _set_and_no_device(facts: Facts, value: str) -> Iterator[Finding]:
     """The GPUs are not known, but CUDA said it found none while CUDA_VISIBLE_DEVICES was set: the value is the
     likeliest reason (a warning: whether it names an existing GPU cannot be checked without the GPU list)."""
@@ -224,6 +244,7 @@ def nvidia_visible_devices_outside_container(facts: Facts, matrix: object) -> It
 
 CHECKS = (
     cuda_visible_devices_hides_all_gpus,
+    gpu_seen_then_hidden,
     mig_several_instances_visible,
     nvidia_visible_devices_outside_container,
     wsl1_no_gpu_support,

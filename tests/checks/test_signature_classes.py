@@ -99,3 +99,12 @@ def test_cudnn_that_cannot_find_cublas_is_the_cuda_library_not_cudnn():
     # https://github.com/jax-ml/jax/issues/16625: the cuDNN sub-library loads, its libcublas.so.11 dependency does not
     line = "Could not load library libcudnn_ops_infer.so.8. Error: libcublas.so.11: cannot open shared object file: No such file or directory"
     assert findings(line) == {"cuda-library-not-on-loader-path": "error"}
+
+
+def test_a_gpu_seen_in_one_process_and_hidden_in_the_run_points_at_cuda_visible_devices():
+    # https://github.com/thuml/Anomaly-Transformer/issues/74: the scripts export CUDA_VISIBLE_DEVICES with a GPU id the
+    # single-GPU machine does not have
+    text = "installed: python3.6.13  cuda10.2 pytorch1.8.0\ntorch.cuda.is_available(): True\nRuntimeError: No CUDA GPUs are available\n"
+    assert findings(text) == {"cuda-visible-devices-hides-all-gpus": "warning"}
+    assert findings("torch.cuda.is_available(): False\nRuntimeError: No CUDA GPUs are available\n").get("cuda-visible-devices-hides-all-gpus") is None
+    assert findings("RuntimeError: No CUDA GPUs are available\n").get("cuda-visible-devices-hides-all-gpus") is None

@@ -22,7 +22,6 @@ BLIND_BROKEN = [t for t in ALL if not t.healthy and t.blind]
 # was found). A class fix that makes one right must drop it here; a thread that turns wrong fails the test.
 BLIND_NOT_YET_RIGHT = frozenset({
     'gh-addons-655',
-    'gh-anomaly-transformer-74',
     'gh-apache-mxnet-21161',
     'gh-audio-99',
     'gh-awslabs-handwritten-text-recognition-for-apache-mxnet-29',

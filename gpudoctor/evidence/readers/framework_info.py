@@ -28,6 +28,8 @@ _TF_VERSION_LINE = re.compile(r"^\s*Tensor ?Flow [Vv]ersion:?\s*(\d+\.\d+\.\d+(?
 _TORCH_TRIPLE = re.compile(r"^\s*(\d+\.\d+\.\d+(?:[a-z]+\d*)?(?:\+[\w.]+)?)\s+(None|\d+\.\d+)\s+(True|False)\s*$")
 _REPL = re.compile(r"^\s*(?:>>>|In \[\d+\]:)\s*(?:print\()?\s*([\w.]+(?:\([^)]*\))?)\s*\)?\s*$")
 _VALUE = re.compile(r"^\s*(?:Out\[\d+\]:\s*)?['\"]?([^'\"]*?)['\"]?\s*$")
+# "torch.cuda.is_available(): True", "torch.__version__ = 2.1.0": an expression and its value on one line
+_INLINE = re.compile(r"^\s*[-*]?\s*`?(?:print\()?\s*((?:torch|tf|tensorflow)\.[\w.]+(?:\(\))?)\s*\)?`?\s*(?::|=|->|→|returns?)\s*`?([\w.+]+)`?\s*$")
 
 # A REPL expression -> (key, converter).
 _EXPRESSIONS = {
@@ -47,6 +49,7 @@ def read(document: Document) -> Iterator[Observation]:
     yield from _device_lists(document)
     yield from _tf_logs(document)
     yield from _repl(document)
+    yield from _inline(document)
     for number, m in document.find(_TF_GIT_VERSION, ("-g",)):  # print(tf.version.GIT_VERSION, tf.version.VERSION)
         yield Observation("frameworks.tensorflow.version", m.group(2), number, NAME + " (tf.version)")
     for number, m in document.find(_TF_VERSION_LINE, ("Flow ",)):
@@ -159,6 +162,17 @@ def _repl(document: Document) -> Iterator[Observation]:
             yield Observation(key, converted, number + 1, NAME + f" ({m.group(1)})")
         elif kind == "cuda" and value == "None":
             yield Observation("frameworks.torch.build", "cpu", number + 1, NAME, "torch.version.cuda printed None")
+
+
+def _inline(document: Document) -> Iterator[Observation]:
+    for number in document.lines_with("torch.", "tf.", "tensorflow."):
+        m = _INLINE.match(document.lines[number - 1])
+        if not m or m.group(1) not in _EXPRESSIONS:
+            continue
+        key, kind = _EXPRESSIONS[m.group(1)]
+        converted = _convert(m.group(2), kind)
+        if converted is not None:
+            yield Observation(key, converted, number, NAME + f" ({m.group(1)})")
 
 
 def _convert(value: str, kind: object):
