@@ -66,6 +66,7 @@ def _modules() -> list:
         tensorflow_libs,
         tensorflow_toolkit,
         tensorflow_windows,
+        toolkit_targets,
         versions,
         xid,
     )
@@ -86,6 +87,7 @@ def _modules() -> list:
         tensorflow_libs,
         tensorflow_toolkit,
         tensorflow_windows,
+        toolkit_targets,
         keras,
         platforms_apple,
         platforms_jetson,
@@ -120,6 +122,7 @@ _SECTIONS = {
     "tensorflow_libs": Section.TENSORFLOW,
     "tensorflow_toolkit": Section.TENSORFLOW,
     "tensorflow_windows": Section.TENSORFLOW,
+    "toolkit_targets": Section.CUDA,
     "keras": Section.TENSORFLOW,
     "platforms_apple": Section.GPU,
     "platforms_jetson": Section.GPU,

@@ -108,3 +108,17 @@ def test_a_gpu_seen_in_one_process_and_hidden_in_the_run_points_at_cuda_visible_
     assert findings(text) == {"cuda-visible-devices-hides-all-gpus": "warning"}
     assert findings("torch.cuda.is_available(): False\nRuntimeError: No CUDA GPUs are available\n").get("cuda-visible-devices-hides-all-gpus") is None
     assert findings("RuntimeError: No CUDA GPUs are available\n").get("cuda-visible-devices-hides-all-gpus") is None
+
+
+@pytest.mark.parametrize(("line", "first"), [
+    ("nvcc fatal   : Unsupported gpu architecture 'compute_89'", "11.8"),  # mlc-ai/mlc-llm#710
+    ("Unsupported gpu architecture 'compute_75'", "10.0"),  # facebookresearch/detectron2#272: "you need at least cuda 10"
+    ("nvcc fatal : Unsupported gpu architecture 'compute_120'", "12.8"),
+])
+def test_nvcc_that_cannot_target_the_gpu_names_the_first_toolkit_that_can(line, first):
+    from gpudoctor.checks import run_checks
+    from gpudoctor.matrix import load_matrix
+
+    report = run_checks(read_evidence(line, "paste"), load_matrix(), "paste")
+    (finding,) = [f for f in report.findings if f.id == "cuda-toolkit-too-old-for-gpu"]
+    assert finding.severity.label == "error" and finding.fix.summary.startswith(f"Install CUDA {first} or newer")
