@@ -11,6 +11,7 @@ from .versions import try_vtuple, vtuple
 
 FILE = "jax.toml"
 MAJORS = ("cuda12", "cuda13")
+PLATFORMS = ("linux", "wsl2", "windows", "macos")
 
 
 @dataclass(frozen=True)
@@ -49,6 +50,12 @@ class JaxTable:
     releases: tuple[JaxRelease, ...]  # oldest first
     sources: tuple[str, ...] = ()
     reviewed: str = ""
+    # (platform, "yes" | "experimental" | "no") for linux, wsl2, windows, macos: where JAX runs on an NVIDIA GPU
+    nvidia_gpu_platforms: tuple[tuple[str, str], ...] = ()
+
+    def nvidia_gpu_support(self, platform: str) -> str | None:
+        """"yes", "experimental" or "no" for "linux", "wsl2", "windows" or "macos"; None where the table does not say."""
+        return dict(self.nvidia_gpu_platforms).get(platform)
 
     def major(self, name: str) -> JaxCudaMajor | None:
         return next((m for m in self.majors if m.name == name), None)
@@ -105,4 +112,11 @@ def jax_table(doc: dict[str, Any]) -> JaxTable:
                 raise r.fail(key, f"not a version: {bad!r}")
         releases.append(JaxRelease(versions, r.versions("python"), plugins, cudnn, jaxlib_min))
     releases.sort(key=lambda rel: vtuple(rel.latest))
-    return JaxTable(tuple(majors), tuple(releases), top.urls("sources", required=True), reviewed)
+    platforms = top.sub("nvidia_gpu_platforms")
+    support = []
+    for platform in PLATFORMS:
+        value = platforms.str(platform)
+        if value not in ("yes", "experimental", "no"):
+            raise platforms.fail(platform, f"must be yes, experimental or no, not {value!r}")
+        support.append((platform, value))
+    return JaxTable(tuple(majors), tuple(releases), top.urls("sources", required=True), reviewed, tuple(support))

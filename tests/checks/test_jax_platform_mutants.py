@@ -14,6 +14,7 @@ from __future__ import annotations
 import dataclasses
 
 from gpudoctor.checks import jax_platform as p
+from gpudoctor.matrix import load_matrix
 from gpudoctor.model import Facts, Finding, Fix, Frameworks, Gpu, Host, JaxBuild, Section, Severity, Symptom
 
 ONLY_LINUX = "JAX publishes CUDA jaxlib wheels for Linux only; on Windows, JAX's GPU support is through WSL2"
@@ -29,8 +30,11 @@ def offered(wanted: str, versions: str, text: str = "pip: no matching distributi
     return Symptom("pip-offered-versions", text, None, f"{wanted}|{versions}")
 
 
-def run(facts: Facts) -> list[Finding]:
-    return list(p.jax_windows_native_gpu_unsupported(facts, None))
+MATRIX = load_matrix()
+
+
+def run(facts: Facts, matrix=MATRIX) -> list[Finding]:
+    return list(p.jax_windows_native_gpu_unsupported(facts, matrix))
 
 
 def test_which_refusals_are_a_cuda_jaxlib_offered_only_as_cpu_versions():
@@ -55,10 +59,13 @@ def test_a_refused_cuda_jaxlib_off_windows_is_this_platforms_gap_pinned():
                         "JAX has no CUDA build for this platform: only the CPU jaxlib installs here",
                         (f"log: {first.text}", ONLY_LINUX), FIX)]
     assert run(Facts(host=Host(os="darwin"), symptoms=(first,))) == expected  # macOS: no CUDA jaxlib at all
-    # the platform unknown, or Linux (WSL is no native Windows): pip's list alone does not prove the gap, a warning
+    # the platform unknown: pip's list alone does not prove the gap, a warning
     unknown = [dataclasses.replace(expected[0], severity=Severity.WARNING, evidence=expected[0].evidence + (NOT_KNOWN,))]
     assert run(Facts(symptoms=(first, second))) == unknown
-    assert run(Facts(host=Host(os="windows", wsl=2), symptoms=(first,), gpus=GPU)) == unknown
+    # on Linux and WSL2 (JAX's table: yes / experimental) a refused +cuda jaxlib is no platform gap
+    assert run(Facts(host=Host(os="windows", wsl=2), symptoms=(first,), gpus=GPU)) == []
+    assert run(Facts(host=Host(os="linux"), symptoms=(first,), gpus=GPU)) == []
+    assert run(Facts(symptoms=(first,)), None) == []  # without the matrix's platform table nothing is judged
 
 
 def test_jax_on_native_windows_beside_a_gpu_pinned():
@@ -88,3 +95,13 @@ def test_silent_without_jax_or_a_gpu_on_windows_and_on_linux_or_wsl():
     assert run(Facts(host=Host(os="linux"), gpus=GPU, frameworks=JAX, symptoms=(FELL_BACK,))) == []
     assert run(Facts(gpus=GPU, frameworks=JAX, symptoms=(FELL_BACK,))) == []
     assert run(Facts(host=Host(os="windows"), gpus=GPU, symptoms=(Symptom("jax-cpu-fallback", "x", "jax"),))) == []
+
+
+def test_the_platform_table_decides_not_the_code():
+    refused = offered("jaxlib==0.4.9+cuda12.cudnn88", "0.4.13", "refused")
+    windows_yes = dataclasses.replace(MATRIX, jax=dataclasses.replace(MATRIX.jax, nvidia_gpu_platforms=(("windows", "yes"),)))
+    assert run(Facts(host=Host(os="windows"), symptoms=(refused,)), windows_yes) == []
+    assert run(Facts(host=Host(os="windows"), gpus=GPU, frameworks=JAX), windows_yes) == []
+    linux_no = dataclasses.replace(MATRIX, jax=dataclasses.replace(MATRIX.jax, nvidia_gpu_platforms=(("linux", "no"),)))
+    (f,) = run(Facts(host=Host(os="linux"), symptoms=(refused,)), linux_no)
+    assert f.severity == Severity.ERROR

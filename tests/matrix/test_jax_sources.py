@@ -91,3 +91,14 @@ def test_driver_and_gpu_floors_are_the_install_guide():
         major = TABLE.major(plugin)
         assert f">= {major.driver_min} for CUDA {plugin[4:]} on Linux" in guide
         assert re.search(rf"On CUDA {plugin[4:]}, JAX supports NVIDIA GPUs that have SM version {re.escape(major.cc_min)}", guide)
+
+
+def test_the_nvidia_gpu_platforms_are_the_install_guides_table():
+    rows = [line for line in (SOURCES / "installation-supported-platforms.md").read_text().splitlines() if line.startswith("|")]
+    header = [cell.strip() for cell in rows[0].strip("|").split("|")]
+    nvidia = [cell.strip() for cell in rows[2].strip("|").split("|")]
+    said = {column: re.sub(r"\{ref\}`(\w+) <[^>]*>`", r"\1", cell) for column, cell in zip(header, nvidia)}
+    assert said["Linux, x86_64"] == said["Linux, aarch64"] == TABLE.nvidia_gpu_support("linux") == "yes"
+    assert said["Windows, x86_64"] == TABLE.nvidia_gpu_support("windows") == "no"
+    assert said["Windows WSL2, x86_64"] == TABLE.nvidia_gpu_support("wsl2") == "experimental"
+    assert said["macOS, Intel x86_64, AMD GPU"] == TABLE.nvidia_gpu_support("macos") == "no"

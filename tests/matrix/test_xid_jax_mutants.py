@@ -71,6 +71,7 @@ def _jax_doc(**release) -> dict:
     row.update(release)
     major = {"driver_min": "525", "cc_min": "5.2", "cuda_min": "12.1", "nvidia_suffix": "-cu12"}
     return {"reviewed": "2026-11-24", "sources": ["https://docs.jax.dev/en/latest/installation.html"],
+            "nvidia_gpu_platforms": {"linux": "yes", "wsl2": "experimental", "windows": "no", "macos": "no"},
             "cuda12": major, "cuda13": dict(major, nvidia_suffix="-cu13"), "release": [row]}
 
 
@@ -105,6 +106,7 @@ def test_a_jax_file_keeps_its_majors_sources_and_review_date():
         releases=(JaxRelease(("0.4.30",), ("3.9", "3.10"), ("cuda12",), {"cuda12": "9.1"}, {"0.4.30": "0.4.27"}),),
         sources=("https://docs.jax.dev/en/latest/installation.html",),
         reviewed="2026-11-24",
+        nvidia_gpu_platforms=(("linux", "yes"), ("wsl2", "experimental"), ("windows", "no"), ("macos", "no")),
     )
 
 
@@ -126,3 +128,16 @@ def test_a_jax_file_without_sources_is_refused():
     with pytest.raises(MatrixError) as caught:
         jax_table(doc)
     assert str(caught.value) == "matrices/jax.toml: key 'sources': must list at least one source URL"
+
+
+def test_the_nvidia_gpu_platforms_are_read_and_validated():
+    table = jax_table(_jax_doc())
+    assert table.nvidia_gpu_platforms == (("linux", "yes"), ("wsl2", "experimental"), ("windows", "no"), ("macos", "no"))
+    assert table.nvidia_gpu_support("windows") == "no" and table.nvidia_gpu_support("freebsd") is None
+    doc = _jax_doc()
+    doc["nvidia_gpu_platforms"]["windows"] = "maybe"
+    with pytest.raises(MatrixError, match=r"jax.toml: key 'nvidia_gpu_platforms.windows': must be yes, experimental or no"):
+        jax_table(doc)
+    del doc["nvidia_gpu_platforms"]["windows"]
+    with pytest.raises(MatrixError, match="nvidia_gpu_platforms.windows"):
+        jax_table(doc)
