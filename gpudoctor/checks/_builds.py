@@ -4,8 +4,7 @@ fix helpers the version rules share. Pure: reads Facts and Matrix only."""
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 from ..matrix.versions import try_vtuple
 from ..model import Facts, Fix, Section
@@ -22,8 +21,7 @@ DRIVER_URL = "https://docs.nvidia.com/cuda/cuda-toolkit-release-notes/index.html
 MVC_URL = "https://docs.nvidia.com/deploy/cuda-compatibility/minor-version-compatibility.html"
 
 
-@dataclass(frozen=True)
-class Build:
+class Build(NamedTuple):
     """One installed framework build (torch or TensorFlow) as the build checks compare it with the GPU and driver."""
     framework: str  # "torch" | "tensorflow"
     version: str  # as installed: "2.7.1+cu128", "2.16.1"

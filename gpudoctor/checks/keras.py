@@ -6,8 +6,7 @@ tf.keras from 2.16 with tf-keras for Keras 2 code. Pure: reads Facts and Matrix;
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Iterator
+from typing import TYPE_CHECKING, Iterator, NamedTuple
 
 from ..matrix.keras import KerasForTf, KerasTable, admits, minor_of, parse_version
 from ..model import Facts, Finding, Fix, Section, Severity
@@ -23,16 +22,14 @@ KERAS_GETTING_STARTED = "https://keras.io/getting_started/"
 MULTI_BACKEND_NOTES = "https://github.com/keras-team/keras/releases/tag/2.3.0"
 
 
-@dataclass(frozen=True)
-class _Package:
+class _Package(NamedTuple):
     """The keras or tf-keras distribution as python_packages reports it: installed, absent or unknown."""
     state: str  # "installed" | "absent" (probed, not there) | "unknown"
     version: Version | None = None
     text: str | None = None
 
 
-@dataclass(frozen=True)
-class _Setup:
+class _Setup(NamedTuple):
     """What the Keras checks judge: the Keras table, the installed TensorFlow and both Keras packages."""
     table: KerasTable
     tf: Version
