@@ -6,12 +6,12 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING, NamedTuple
 
-from ..matrix.versions import try_vtuple
+from ..matrix.tables.versions import try_vtuple
 from ..model import Facts, Fix, Section
 
 if TYPE_CHECKING:
     from ..model import Gpu
-    from ..matrix.model import Matrix, TfRelease, TorchRelease, TorchVariant
+    from ..matrix.tables.model import Matrix, TfRelease, TorchRelease, TorchVariant
     from ..matrix.solver import Choice
 
 TORCH_URL = "https://pytorch.org/get-started/locally/"
@@ -45,7 +45,7 @@ class Build(NamedTuple):
 
     @property
     def name(self) -> str:
-        from ..matrix.framework import Framework
+        from ..matrix.tables.framework import Framework
 
         return Framework(self.framework).label
 

@@ -21,7 +21,7 @@ from ..model import Facts, Frameworks, Host, TensorflowBuild, TorchBuild
 from ..model.inferred import torch_build_kind
 
 if TYPE_CHECKING:
-    from ..matrix.model import Matrix
+    from ..matrix.tables.model import Matrix
 
 _CPU_DISTRIBUTIONS = ("tensorflow-cpu", "tensorflow-intel", "tensorflow-macos", "tensorflow-aarch64")
 

@@ -9,7 +9,7 @@ from ..model import Facts, Finding, Fix, Section, Severity
 from . import _builds as b
 
 if TYPE_CHECKING:
-    from ..matrix.model import Matrix
+    from ..matrix.tables.model import Matrix
 
 
 # -- tf-windows-native-gpu-unsupported ----------------------------------------------------------------------------

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 from gpudoctor.errors import GpuDoctorError
-from gpudoctor.matrix.framework import Framework
+from gpudoctor.matrix.tables.framework import Framework
 
 from .describe import (
     DescriptionError,

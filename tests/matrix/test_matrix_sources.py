@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from gpudoctor.matrix import load_matrix
-from gpudoctor.matrix.model import arch_support, vtuple
+from gpudoctor.matrix.tables.model import arch_support, vtuple
 from gpudoctor.matrix.solver import driver_verdict
 
 M = load_matrix()

@@ -1,16 +1,16 @@
 """``gpudoctor matrix keras X`` and the Keras pin ``env`` writes beside TensorFlow: questions asked of the matrix's
-Keras table (gpudoctor.matrix.keras), each answer a frozen dataclass."""
+Keras table (gpudoctor.matrix.tables.keras), each answer a frozen dataclass."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from ..errors import UnknownRelease
-from .keras import KerasPin, admits, parse_version, pin_for_tf
+from ...errors import UnknownRelease
+from ..tables.keras import KerasPin, admits, parse_version, pin_for_tf
 
 if TYPE_CHECKING:
-    from .model import Matrix
+    from ..tables.model import Matrix
 
 
 @dataclass(frozen=True)

@@ -6,8 +6,8 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
-from .jax_table import JaxRelease, JaxTable
-from .versions import try_vtuple
+from ..tables.jax_table import JaxRelease, JaxTable
+from ..tables.versions import try_vtuple
 
 INSTALL_URL = "https://docs.jax.dev/en/latest/installation.html"
 

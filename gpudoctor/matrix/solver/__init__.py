@@ -28,10 +28,10 @@ from ._solve_jetson import jetson_capabilities, solve_jetson
 from ._solve_rocm import solve_rocm
 from ._solve_tf import solve_tf
 from ._solve_torch import solve_torch
-from .model import Framework, Matrix, arch_support, try_vtuple, vtuple
+from ..tables.model import Framework, Matrix, arch_support, try_vtuple, vtuple
 
 if TYPE_CHECKING:
-    from ..model import Facts
+    from ...model import Facts
 
 __all__ = [
     "Target",
@@ -69,7 +69,7 @@ def normalize_arch(arch: str | None, os: str) -> str:
 def target_from_facts(facts: "Facts", matrix: Matrix, *, python: str | None = None) -> Target:
     """The Target a Facts snapshot describes. GPUs without a known compute capability are looked up by name in
     ``matrix`` (required: the solver never loads one itself)."""
-    from ..model.inferred import gpu_implied_by_driver  # loaded already: the caller holds a Facts
+    from ...model.inferred import gpu_implied_by_driver  # loaded already: the caller holds a Facts
 
     host = facts.host
     os = (host.os if host and host.os else "linux").lower()

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
-from .model import Matrix, try_vtuple, version_ge, vtuple
+from ..tables.model import Matrix, try_vtuple, version_ge, vtuple
 
 
 class DriverVerdict(NamedTuple):
