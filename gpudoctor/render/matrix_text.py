@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from gpudoctor.matrix.tables.gpu_specs import GpuSpec
 
-from ..matrix.tables.keras import KerasPin
+from ..matrix.queries.keras_queries import KerasPin
 from ..matrix.queries.keras_queries import KerasInfo
 from ..matrix.tables.model import python_span
 from ..matrix.queries import CudaInfo, CudnnInfo, DriverInfo, GpuInfo, Summary, TfInfo, TorchInfo

@@ -10,7 +10,7 @@ from packaging.version import Version
 
 from gpudoctor.cli import main
 from gpudoctor.matrix import load_matrix
-from gpudoctor.matrix.solver import target_from_facts
+from gpudoctor.matrix.solver.solve import target_from_facts
 from gpudoctor.matrix.tables.versions import vtuple
 from gpudoctor.model import AmdGpu, Facts, Host, Jetson
 

@@ -13,10 +13,10 @@ from typing import Any
 from ...digits import ascii_int
 from ...errors import UnknownRelease
 from ..tables.gpu_specs import GpuSpec
-from ..tables.keras import KerasPin
+from .keras_queries import KerasPin
 from .keras_queries import KerasInfo, keras_for_tf, keras_info
 from ..tables.model import GpuModel, Matrix, arch_support, local_tag, try_vtuple, version_ge, vtuple
-from ..solver import Choice, driver_verdict, install_commands
+from ..solver.solve import Choice, driver_verdict, install_commands
 from .tf_queries import TfInfo, tf_info  # noqa: F401 - TfInfo is part of this module's answers
 from ..tables.versions import exact_release as _exact
 

@@ -5,9 +5,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ...errors import UnknownRelease
-from ..tables.keras import KerasPin, pin_for_tf
+from .keras_queries import KerasPin, pin_for_tf
 from ..tables.model import Matrix
-from ..solver import Choice, driver_verdict, install_commands
+from ..solver.solve import Choice, driver_verdict, install_commands
 from ..tables.versions import exact_release as _exact
 
 
