@@ -54,8 +54,8 @@ def observing(path: Path, package: Path = PACKAGE) -> list[str]:
     return found
 
 
-JUDGING = (sorted((PACKAGE / "checks").glob("*.py")) + sorted((PACKAGE / "matrix").glob("*solve*.py"))
-           + [PACKAGE / "bench" / "assess.py", PACKAGE / "matrix" / "gpu_specs.py"]
+JUDGING = (sorted((PACKAGE / "checks").glob("*.py")) + sorted((PACKAGE / "matrix" / "solver").glob("*.py"))
+           + [PACKAGE / "bench" / "assess.py", PACKAGE / "matrix" / "tables" / "gpu_specs.py"]
            + [PACKAGE / "fleet" / name for name in ("digest.py", "drift.py", "aggregate.py", "model.py")])
 
 

@@ -13,7 +13,7 @@ from gpudoctor.checks import run_checks
 from gpudoctor.checks._facts import gpu_presence, torch_build_kind
 from gpudoctor.evidence import read_evidence
 from gpudoctor.matrix import load_matrix
-from gpudoctor.matrix.model import arch_support
+from gpudoctor.matrix.tables.model import arch_support
 from gpudoctor.model import Facts, Section, Status
 
 from .evidence.corpus import diagnose, threads

@@ -573,7 +573,7 @@ def render_overlay(fixture: dict[str, Any], matrix_dir: Path | None = None) -> s
         "# too); tests/matrix/test_wheels.py fails when this file, the tables and the evidence disagree.",
         "#",
         "# Where a wheel and the table disagree, the wheel is what users get (DESIGN.md rule 3): gpudoctor judges and",
-        "# solves with these values, and the table's stay visible (gpudoctor.matrix.wheels; `audit_wheels.py audit`).",
+        "# solves with these values, and the table's stay visible (gpudoctor.matrix.tables.wheels; `audit_wheels.py audit`).",
         "#",
         "# python      CPython minors with a Linux x86_64 wheel of that exact release (where the row says otherwise)",
         "# cuda        torch/version.py (torch) or tensorflow/python/platform/build_info.py (TensorFlow) of that wheel",

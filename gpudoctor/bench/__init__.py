@@ -16,7 +16,7 @@ from gpudoctor.bench.model import BenchReport, DeviceResult
 from gpudoctor.digits import ascii_int
 
 if TYPE_CHECKING:
-    from gpudoctor.matrix.model import Matrix
+    from gpudoctor.matrix.tables.model import Matrix
     from gpudoctor.runner import Runner, Spawner
 
 DEFAULT_TIMEOUT_S = 120.0
@@ -58,7 +58,7 @@ def run_bench(options: BenchOptions, matrix: Matrix, spawner: Spawner | None = N
               runner: Runner | None = None) -> BenchReport:  # fmt: skip
     """Measure each device in its own child process, one after the other, while NVML is sampled here; then the
     all-reduce across them and NVIDIA's own tools where installed; judge every figure."""
-    from gpudoctor.matrix.gpu_specs import GpuSpecTable
+    from gpudoctor.matrix.tables.gpu_specs import GpuSpecTable
 
     table = matrix.gpu_specs or GpuSpecTable()
     start = time.perf_counter()

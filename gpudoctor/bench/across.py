@@ -14,7 +14,7 @@ from typing import Any
 
 from gpudoctor.bench import interconnect
 from gpudoctor.bench.model import Interconnect
-from gpudoctor.matrix.gpu_specs import GpuSpec, GpuSpecTable
+from gpudoctor.matrix.tables.gpu_specs import GpuSpec, GpuSpecTable
 from gpudoctor.runner import Runner, Spawner, SubprocessRunner
 from gpudoctor.workloads import torchrun
 from gpudoctor.workloads.allreduce import ALLREDUCE_SCHEMA

@@ -7,7 +7,7 @@ from __future__ import annotations
 import dataclasses
 
 from gpudoctor.bench.model import BenchFinding, DeviceResult, GpuState, Judged, Measurement
-from gpudoctor.matrix.gpu_specs import GpuSpec, GpuSpecTable
+from gpudoctor.matrix.tables.gpu_specs import GpuSpec, GpuSpecTable
 
 NVML_URL = "https://docs.nvidia.com/deploy/nvml-api/group__nvmlClocksEventReasons.html"
 

@@ -9,7 +9,7 @@ import dataclasses
 
 from gpudoctor import topology_text as topology
 from gpudoctor.bench.model import BenchFinding, Interconnect, PeerLink
-from gpudoctor.matrix.gpu_specs import GpuSpec, GpuSpecTable
+from gpudoctor.matrix.tables.gpu_specs import GpuSpec, GpuSpecTable
 
 NCCL_TESTS_URL = "https://github.com/NVIDIA/nccl-tests/blob/master/doc/PERFORMANCE.md"
 ACS_URL = "https://docs.nvidia.com/deeplearning/nccl/user-guide/docs/troubleshooting.html#pci-access-control-services-acs"

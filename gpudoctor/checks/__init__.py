@@ -4,8 +4,7 @@ the order of the report."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Callable, Iterable
+from typing import TYPE_CHECKING, Callable, Iterable, NamedTuple
 
 import dataclasses
 
@@ -17,8 +16,7 @@ if TYPE_CHECKING:
 CheckFunction = Callable[[Facts, "Matrix | None"], Iterable[Finding]]
 
 
-@dataclass(frozen=True)
-class RegisteredCheck:
+class RegisteredCheck(NamedTuple):
     """A check function as the registry holds it: its name and the report section it judges."""
     name: str  # the function's name, for --list and crash reports
     function: CheckFunction

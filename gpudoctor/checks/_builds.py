@@ -4,16 +4,15 @@ fix helpers the version rules share. Pure: reads Facts and Matrix only."""
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
-from ..matrix.versions import try_vtuple
+from ..matrix.tables.versions import try_vtuple
 from ..model import Facts, Fix, Section
 
 if TYPE_CHECKING:
     from ..model import Gpu
-    from ..matrix.model import Matrix, TfRelease, TorchRelease, TorchVariant
-    from ..matrix.solver import Choice
+    from ..matrix.tables.model import Matrix, TfRelease, TorchRelease, TorchVariant
+    from ..matrix.solver.solve import Choice
 
 TORCH_URL = "https://pytorch.org/get-started/locally/"
 TORCH_PREVIOUS_URL = "https://pytorch.org/get-started/previous-versions/"
@@ -22,8 +21,7 @@ DRIVER_URL = "https://docs.nvidia.com/cuda/cuda-toolkit-release-notes/index.html
 MVC_URL = "https://docs.nvidia.com/deploy/cuda-compatibility/minor-version-compatibility.html"
 
 
-@dataclass(frozen=True)
-class Build:
+class Build(NamedTuple):
     """One installed framework build (torch or TensorFlow) as the build checks compare it with the GPU and driver."""
     framework: str  # "torch" | "tensorflow"
     version: str  # as installed: "2.7.1+cu128", "2.16.1"
@@ -47,7 +45,7 @@ class Build:
 
     @property
     def name(self) -> str:
-        from ..matrix.framework import Framework
+        from ..matrix.tables.framework import Framework
 
         return Framework(self.framework).label
 
@@ -160,7 +158,7 @@ def _tf(facts: Facts, matrix: "Matrix") -> Build | None:
 
 def solve_for(facts: Facts, matrix: "Matrix", framework: str, version: str | None = None) -> "tuple[Choice | None, str | None]":
     """(the build to install on THIS machine, or None; the NoFit explanation when there is none)."""
-    from ..matrix.solver import NoFit, solve, target_from_facts
+    from ..matrix.solver.solve import NoFit, solve, target_from_facts
 
     # Every finding's fix asks this of the same facts: solve once per (facts, matrix, framework, version).
     answers = _answers(facts, matrix)
@@ -197,7 +195,7 @@ def install_fix(facts: Facts, matrix: "Matrix | None", framework: str, summary: 
     """The one fix builder: install the newest build that fits this machine (or ``prefer_version`` if it fits),
     after the ``first`` commands (e.g. uninstalling a wrong build). With no build that fits, the fix says why and
     offers no command rather than a guess."""
-    from ..matrix.solver import install_commands
+    from ..matrix.solver.solve import install_commands
 
     url = TORCH_PREVIOUS_URL if framework == "torch" else TF_PIP_URL
     if matrix is None:  # only unit tests judge without a matrix; there is nothing to solve against

@@ -12,12 +12,12 @@ from ..model import Facts, Finding, Severity
 from . import _builds as b
 
 if TYPE_CHECKING:
-    from ..matrix.model import Matrix
+    from ..matrix.tables.model import Matrix
 
 
 def gpu_arch_not_in_build(facts: Facts, matrix: "Matrix | None") -> Iterator[Finding]:
-    from ..matrix.model import arch_support, try_vtuple
-    from ..matrix.driver import driver_os, driver_verdict
+    from ..matrix.tables.model import arch_support, try_vtuple
+    from ..matrix.solver.driver import driver_os, driver_verdict
 
     if matrix is None or not facts.gpus:
         return
@@ -103,7 +103,7 @@ def _by_toolkit_range(facts: Facts, matrix: "Matrix", build: b.Build) -> Iterato
     """Arch list unknown: the build's CUDA toolkit still bounds what it can contain. Below the toolkit's lowest
     compute capability nothing can run (SASS cannot be built, PTX never runs on an older GPU): an error. Above its
     highest only PTX could run it, and whether the build has PTX is not known: a warning."""
-    from ..matrix.model import cc_tuple, try_vtuple
+    from ..matrix.tables.model import cc_tuple, try_vtuple
 
     targets = matrix.cuda_targets_for(build.cuda) if b.vt(build.cuda) else None
     if targets is None:

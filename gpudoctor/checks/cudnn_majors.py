@@ -5,10 +5,13 @@ the evidence shows cuDNN of another major installed: the needed major is missing
 from __future__ import annotations
 
 import re
-from typing import Iterator
+from typing import TYPE_CHECKING, Iterator
 
-from ..model import Facts, Finding, Fix, Section, Severity, Symptom
+from ..model import Facts, Finding, Fix, Section, Severity
 from ._facts import symptoms
+
+if TYPE_CHECKING:
+    from ..model import Symptom  # created only where a paste gave symptoms
 
 # libcudnn_ops_infer.so.8, libcudnn.so.9.1.0 -> "8", "9"; cudnn_ops_infer64_8.dll, cudnn64_9.dll -> "8", "9"
 _SONAME_MAJOR = re.compile(r"\.so\.(\d+)|64_(\d+)\.dll", re.I)

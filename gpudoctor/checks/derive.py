@@ -18,11 +18,11 @@ import dataclasses
 import re
 from typing import TYPE_CHECKING
 
-from ..model import Apple, Facts, Frameworks, Host, TensorflowBuild, TorchBuild
+from ..model import Facts, Frameworks, Host, TensorflowBuild, TorchBuild
 from ..model.inferred import torch_build_kind
 
 if TYPE_CHECKING:
-    from ..matrix.model import Matrix
+    from ..matrix.tables.model import Matrix
 
 _CPU_DISTRIBUTIONS = ("tensorflow-cpu", "tensorflow-intel", "tensorflow-macos", "tensorflow-aarch64")
 
@@ -94,6 +94,8 @@ def _rosetta(facts: Facts) -> Facts:
         why = f"derived: {illegal.text.strip()[:60]!r} on an {chip}: an x86 build's AVX, which Rosetta cannot run"
     else:
         return facts
+    from ..model import Apple  # a Mac's facts: created only where a machine or paste has them
+
     host = dataclasses.replace(facts.host or Host(), apple=dataclasses.replace(apple or Apple(), rosetta=True))
     provenance = dict(facts.provenance) if facts.provenance is not None else None
     if provenance is not None:

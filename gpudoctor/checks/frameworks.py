@@ -126,7 +126,7 @@ def _tf_release(matrix: object, version: str | None):
 def _cpu_only_tensorflow_package(facts: Facts, matrix: object) -> bool:
     """The plain `tensorflow` distribution is installed, without `tensorflow-gpu`, in a release where it has no CUDA
     code: before 1.15, 1.15.2 and later 1.15 patches, and 2.0 (the matrix's tensorflow_gpu_versions; the wheels)."""
-    from ..matrix.model import try_vtuple
+    from ..matrix.tables.model import try_vtuple
 
     name = package(facts, "tensorflow")
     version = try_vtuple(name)
@@ -149,7 +149,7 @@ def _gpu_split_text(matrix: object, version: str) -> str:
 
 def _same_release_gpu_fix(facts: Facts, matrix: object, version: str) -> Fix:
     """The GPU build of the SAME release: the user chose this version, so the fix does not move them to another one."""
-    from ..matrix.model import python_span
+    from ..matrix.tables.model import python_span
 
     release = _tf_release(matrix, version)
     if release is None:

@@ -6,8 +6,8 @@ from __future__ import annotations
 
 from typing import Iterator
 
-from ..matrix._solve_jax import INSTALL_URL, choose_jax, plugin_ok
-from ..matrix.versions import try_vtuple
+from ..matrix.solver._solve_jax import INSTALL_URL, choose_jax, plugin_ok
+from ..matrix.tables.versions import try_vtuple
 from ..model import Facts, Finding, Fix, JaxBuild, Section, Severity
 from ._facts import gpu_implied_but_unlisted, gpu_presence, gpus, package, symptoms
 

@@ -1,21 +1,20 @@
 """Keras beside TensorFlow: a Keras the installed TensorFlow does not fit, and tf-keras / TF_USE_LEGACY_KERAS.
 
-The rules come from matrices/keras.toml (gpudoctor.matrix.keras): multi-backend Keras 2.2/2.3 and the 2.4 redirect
+The rules come from matrices/keras.toml (gpudoctor.matrix.tables.keras): multi-backend Keras 2.2/2.3 and the 2.4 redirect
 before TensorFlow pinned Keras, the keras package pinned to the TensorFlow minor from 2.6 to 2.15, and Keras 3 as
 tf.keras from 2.16 with tf-keras for Keras 2 code. Pure: reads Facts and Matrix; unknown never raises a finding."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Iterator
+from typing import TYPE_CHECKING, Iterator, NamedTuple
 
-from ..matrix.keras import KerasForTf, KerasTable, admits, minor_of, parse_version
+from ..matrix.tables.keras import KerasForTf, KerasTable, admits, minor_of, parse_version
 from ..model import Facts, Finding, Fix, Section, Severity
 
 if TYPE_CHECKING:
     from packaging.version import Version
 
-    from ..matrix.model import Matrix
+    from ..matrix.tables.model import Matrix
 
 TF_DISTRIBUTIONS = ("tensorflow", "tensorflow-gpu", "tensorflow-cpu", "tensorflow-intel", "tensorflow-macos")
 KERAS3_NOTES = "https://github.com/tensorflow/tensorflow/releases/tag/v2.16.1"
@@ -23,16 +22,14 @@ KERAS_GETTING_STARTED = "https://keras.io/getting_started/"
 MULTI_BACKEND_NOTES = "https://github.com/keras-team/keras/releases/tag/2.3.0"
 
 
-@dataclass(frozen=True)
-class _Package:
+class _Package(NamedTuple):
     """The keras or tf-keras distribution as python_packages reports it: installed, absent or unknown."""
     state: str  # "installed" | "absent" (probed, not there) | "unknown"
     version: Version | None = None
     text: str | None = None
 
 
-@dataclass(frozen=True)
-class _Setup:
+class _Setup(NamedTuple):
     """What the Keras checks judge: the Keras table, the installed TensorFlow and both Keras packages."""
     table: KerasTable
     tf: Version

@@ -1,4 +1,4 @@
-"""known-broken-combination: one generic rule over matrices/known_broken.toml (gpudoctor.matrix.broken).
+"""known-broken-combination: one generic rule over matrices/known_broken.toml (gpudoctor.matrix.tables.broken).
 
 A combination that installs and imports and still fails (a wheel's PTX that the driver cannot JIT for a GPU, a
 bundled cuDNN without kernels for the GPU's architecture, an extra whose pin has no wheel for this Python) is
@@ -16,8 +16,8 @@ from . import _builds as b
 from ._facts import cudnn_version
 
 if TYPE_CHECKING:
-    from ..matrix.broken import BrokenRule
-    from ..matrix.model import Matrix
+    from ..matrix.tables.broken import BrokenRule
+    from ..matrix.tables.model import Matrix
 
 
 def known_broken_combination(facts: Facts, matrix: "Matrix | None") -> Iterator[Finding]:
@@ -37,7 +37,7 @@ def known_broken_combination(facts: Facts, matrix: "Matrix | None") -> Iterator[
 
 
 def _judge(rule: "BrokenRule", build: "b.Build | None", facts: Facts, matrix: "Matrix") -> Finding | None:
-    from ..matrix.broken import in_range
+    from ..matrix.tables.broken import in_range
 
     evidence: list[str] = []
     values = {"framework": rule.framework or "", "version": "", "gpu": "", "cc": "", "python": "", "cudnn": ""}

@@ -9,14 +9,14 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING, Iterator
 
-from ..matrix.framework import Framework
+from ..matrix.tables.framework import Framework
 from ..model import Facts, Finding, Fix, Section, Severity
 from . import _builds as b
 from ._facts import gpu_presence, symptoms
 from .cudnn_majors import not_on_loader_path, soname_cuda as _soname_cuda
 
 if TYPE_CHECKING:
-    from ..matrix.model import Matrix
+    from ..matrix.tables.model import Matrix
     from ..model import Symptom
 
 # Pattern texts: re.match/re.search compile them on first use (re's own cache), since only pasted logs need them.
@@ -78,7 +78,7 @@ def driver_insufficient_from_message(facts: Facts, matrix: "Matrix | None") -> I
 
 
 def _toolkit_too_new(facts: Facts, matrix: "Matrix | None") -> bool:
-    from ..matrix.driver import driver_os, driver_verdict
+    from ..matrix.solver.driver import driver_os, driver_verdict
 
     driver = facts.driver
     toolkit = (facts.cuda_toolkits or (None,))[0]

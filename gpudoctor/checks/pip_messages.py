@@ -12,7 +12,7 @@ from . import _builds as b
 
 if TYPE_CHECKING:
     from ..model import Symptom
-    from ..matrix.model import Matrix
+    from ..matrix.tables.model import Matrix
 
 
 def python_version_no_wheel_from_message(facts: Facts, matrix: "Matrix | None") -> Iterator[Finding]:

@@ -76,7 +76,7 @@ def apple_macos_too_old_for_mps(facts: Facts, matrix: object) -> Iterator[Findin
         return
     if apple.macos == "10.16":
         return  # what macOS 11+ reports to a Python built with an old SDK (SYSTEM_VERSION_COMPAT): not the real version
-    from ..matrix.model import try_vtuple
+    from ..matrix.tables.model import try_vtuple
 
     have, need = try_vtuple(apple.macos), try_vtuple(tables.mps_min_macos)
     if not have or not need or have >= need:
@@ -122,7 +122,7 @@ def tf_metal_version_mismatch(facts: Facts, matrix: object) -> Iterator[Finding]
     pairing = tables.metal_pairing(metal)
     if pairing is None:
         return  # a plug-in newer than the table: not judged
-    from ..matrix.broken import in_range
+    from ..matrix.tables.broken import in_range
 
     if in_range(tf_version, pairing.tensorflow) is not False:
         return

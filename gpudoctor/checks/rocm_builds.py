@@ -12,7 +12,7 @@ from .amd import amd_gpus, amd_label, override_target
 
 if TYPE_CHECKING:
     from ..matrix import Matrix
-    from ..matrix.rocm import RocmTable, RocmWheel
+    from ..matrix.tables.rocm import RocmTable, RocmWheel
 
 SOURCE_BUILD = "https://github.com/ROCm/pytorch#readme"
 # The gfx family whose official target an override commonly borrows (the same instruction set, unsupported).

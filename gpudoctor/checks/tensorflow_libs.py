@@ -12,7 +12,7 @@ from ..model import Facts, Finding, Fix, Library, Section, Severity
 from . import _builds as b
 
 if TYPE_CHECKING:
-    from ..matrix.model import Matrix
+    from ..matrix.tables.model import Matrix
 
 _SONAME_VERSION = re.compile(r"\.so\.(\d+(?:\.\d+)*)")
 

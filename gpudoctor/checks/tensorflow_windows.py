@@ -9,7 +9,7 @@ from ..model import Facts, Finding, Fix, Section, Severity
 from . import _builds as b
 
 if TYPE_CHECKING:
-    from ..matrix.model import Matrix
+    from ..matrix.tables.model import Matrix
 
 
 # -- tf-windows-native-gpu-unsupported ----------------------------------------------------------------------------
@@ -30,7 +30,7 @@ def tf_windows_native_gpu_unsupported(facts: Facts, matrix: "Matrix | None") -> 
         return
     from dataclasses import replace
 
-    from ..matrix.solver import NoFit, install_commands, solve, target_from_facts
+    from ..matrix.solver.solve import NoFit, install_commands, solve, target_from_facts
 
     target = target_from_facts(facts, matrix)
     pythons = last.windows_python or last.python

@@ -14,7 +14,7 @@ from . import _builds as b
 from ._facts import extension_toolkit
 
 if TYPE_CHECKING:
-    from ..matrix.model import Matrix
+    from ..matrix.tables.model import Matrix
 
 
 def matrix_unknown_version(facts: Facts, matrix: "Matrix | None") -> Iterator[Finding]:
@@ -50,8 +50,8 @@ def matrix_unknown_version(facts: Facts, matrix: "Matrix | None") -> Iterator[Fi
 
 
 def driver_too_old_for_cuda_build(facts: Facts, matrix: "Matrix | None") -> Iterator[Finding]:
-    from ..matrix.model import arch_support
-    from ..matrix.driver import driver_os, driver_verdict
+    from ..matrix.tables.model import arch_support
+    from ..matrix.solver.driver import driver_os, driver_verdict
 
     driver = facts.driver
     # A driver that reports a version implies a GPU, so the GPU list itself need not be known.
@@ -106,7 +106,7 @@ def python_version_no_wheel(facts: Facts, matrix: "Matrix | None") -> Iterator[F
     if matrix is None or py is None:
         return
     native_windows = b.host_os(facts) == "windows" and not b.is_wsl(facts)
-    from ..matrix.model import python_span
+    from ..matrix.tables.model import python_span
 
     for build in b.builds(facts, matrix):
         release = build.torch_release or build.tf_release
@@ -174,7 +174,7 @@ def cuda_toolkit_major_mismatch_for_extensions(facts: Facts, matrix: "Matrix | N
 
 
 def cuda_toolkit_newer_than_driver(facts: Facts, matrix: "Matrix | None") -> Iterator[Finding]:
-    from ..matrix.driver import driver_os, driver_verdict
+    from ..matrix.solver.driver import driver_os, driver_verdict
 
     driver = facts.driver
     toolkits = facts.cuda_toolkits or ()

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import click
 
-from gpudoctor.matrix.framework import Framework
+from gpudoctor.matrix.tables.framework import Framework
 from gpudoctor.model import ExitCode
 
 

@@ -112,7 +112,7 @@ matrix.add_command(tf_cmd, "tensorflow")
 def jax_cmd(version: str, as_json: bool) -> None:
     """JAX releases of a series ("0.7") or one release ("0.7.2"): Python, the jax[cuda12] / jax[cuda13] plugin
     wheels and the driver, GPU, CUDA and cuDNN they need."""
-    from ..matrix.jax_queries import jax_info
+    from ..matrix.queries.jax_queries import jax_info
     from ..render.matrix_jax import jax_lines
 
     _answer(as_json, lambda m: jax_info(m, version), jax_lines)
@@ -145,7 +145,7 @@ def cudnn_cmd(version: str, as_json: bool) -> None:
 @json_option
 def rocm_cmd(version: str, as_json: bool) -> None:
     """A ROCm release ("6.4"): the official torch wheels built for it, their gfx targets and the AMD GPUs they run on."""
-    from ..matrix.rocm_queries import rocm_info
+    from ..matrix.queries.rocm_queries import rocm_info
     from ..render.matrix_rocm import rocm_lines
 
     _answer(as_json, lambda m: rocm_info(m, version), rocm_lines)
@@ -199,7 +199,7 @@ def keras_cmd(version: str | None, tf_release: str | None, as_json: bool) -> Non
 def jetpack_cmd(release: str, as_json: bool) -> None:
     """A JetPack release ("6.2", "5.1.2") or an L4T release ("r36.4.3"): its L4T, CUDA, cuDNN, TensorRT, Python and
     NVIDIA's PyTorch builds for Jetson."""
-    from ..matrix.platform_queries import jetpack_info
+    from ..matrix.queries.platform_queries import jetpack_info
     from ..render.platform_text import jetpack_lines
 
     _answer(as_json, lambda m: jetpack_info(m, release), jetpack_lines)

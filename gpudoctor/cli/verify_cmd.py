@@ -75,7 +75,7 @@ def verify(framework: str, tests: tuple[str, ...], device: str, amp: bool | None
     the same timeout. Exit status: 0 when every test that
     ran passed (skips are not failures), 1 when one failed or none ran (nothing was proved), 2 for a usage error.
     """
-    from gpudoctor.matrix.framework import Framework
+    from gpudoctor.matrix.tables.framework import Framework
     from gpudoctor.verify import FRAMEWORKS, run_verify
     from gpudoctor.workloads import weights as weights_mod
     from gpudoctor.verify.model import VerifyOptions

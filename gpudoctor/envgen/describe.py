@@ -36,7 +36,7 @@ def gpu_capability(matrix: Any, name: str) -> str:
     cc = parse_compute_capability(name)
     if cc is not None:
         return cc
-    from gpudoctor.matrix.solver import gpu_compute_capability
+    from gpudoctor.matrix.solver.solve import gpu_compute_capability
 
     cc = gpu_compute_capability(matrix, name.strip())
     if cc is None:
@@ -97,7 +97,7 @@ def known_pythons(matrix: Any) -> tuple[str, ...]:
 def resolve_arch(matrix: Any, os: str, arch: str | None, gpus: Sequence[str], capabilities: Sequence[str]) -> str:
     """The CPU architecture of a described machine: --arch, else what its GPUs imply (a Jetson or a Grace superchip
     is aarch64), else x86_64 (arm64 on macOS). Impossible combinations are DescriptionErrors."""
-    from gpudoctor.matrix.solver import normalize_arch
+    from gpudoctor.matrix.solver.solve import normalize_arch
 
     plat = matrix.platforms
     jetson = [name for name, cc in zip(gpus, capabilities) if plat and plat.is_jetson(cc)]
@@ -125,7 +125,7 @@ def target_from_description(
 ) -> Any:
     """A solver Target for a described machine. ``os`` is linux, windows (native), wsl (WSL2: Linux wheels, the
     Windows driver) or darwin. No ``gpus``: a machine without an NVIDIA GPU (the driver is then meaningless)."""
-    from gpudoctor.matrix.solver import Target
+    from gpudoctor.matrix.solver.solve import Target
 
     if os not in OSES:
         raise DescriptionError(f"--os {os!r}: expected one of {', '.join(OSES)}")

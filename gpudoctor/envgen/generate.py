@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 from gpudoctor.errors import GpuDoctorError
-from gpudoctor.matrix.framework import Framework
+from gpudoctor.matrix.tables.framework import Framework
 
 from .describe import (
     DescriptionError,
@@ -92,7 +92,7 @@ def generate(request: EnvRequest, matrix: Any, probe: Callable[[], Any] | None =
     """Solve, render and write the files a request asks for. ``probe`` collects this machine's Facts when the request
     describes no machine (the CLI passes gpudoctor.probes.collect: the generator never observes the machine itself)."""
     from gpudoctor.errors import OutputExistsError
-    from gpudoctor.matrix.solver import NoFit, UnknownPinnedRelease
+    from gpudoctor.matrix.solver.solve import NoFit, UnknownPinnedRelease
 
     from .writer import OutputError, write_files
 
@@ -184,7 +184,7 @@ def _validate(request: EnvRequest, matrix: Any, framework: str) -> None:
 def _target(request: EnvRequest, matrix: Any, probe: Callable[[], Any] | None):
     """(Target, GPU names for the summary, where the description came from, the Facts if there are any)."""
     from gpudoctor.errors import SnapshotError
-    from gpudoctor.matrix.solver import target_from_facts
+    from gpudoctor.matrix.solver.solve import target_from_facts
 
     python = request.python.strip() if request.python is not None else None
     if request.snapshot:

@@ -67,7 +67,7 @@ def make_plan(
     """Solve for ``target`` (NoFit propagates), and for the Dockerfile's Linux container when it differs. When only
     the container has no fit, the Dockerfile is skipped with the reason (or NoFit is raised if it was all that was
     asked for)."""
-    from gpudoctor.matrix.solver import NoFit, solve
+    from gpudoctor.matrix.solver.solve import NoFit, solve
 
     formats = expand_formats(formats)
     choice = solve(matrix, target, framework, version, cpu=cpu)
@@ -103,7 +103,7 @@ def _conda_container(matrix: Any, choice: Any) -> tuple[Any, Any]:
     """A build whose CUDA has no available nvidia/cuda image: the conda base image, with CUDA and cuDNN from conda-forge
     as environment.yml has them (the driver's libcuda comes in through the NVIDIA Container Toolkit). A build with no
     conda recipe (CUDA 9.0: conda-forge has none) has no source of its CUDA left: NoFit, with why."""
-    from gpudoctor.matrix.solver import NoFit
+    from gpudoctor.matrix.solver.solve import NoFit
 
     plat = matrix.platforms
     deleted = plat.cuda_image(choice.cuda) if plat else None
@@ -125,7 +125,7 @@ def _conda_container(matrix: Any, choice: Any) -> tuple[Any, Any]:
 def _system_cuda_container(matrix: Any, target: Any, choice: Any, framework: str, version: str | None) -> tuple[Any, Any]:
     """A conda-route (or system-route) choice -> the same release on an nvidia/cuda cuDNN runtime image (CUDA and cuDNN from the image,
     Python from its apt archive)."""
-    from gpudoctor.matrix.solver import NoFit, solve
+    from gpudoctor.matrix.solver.solve import NoFit, solve
 
     plat = matrix.platforms
     image = plat.cuda_image(choice.cuda) if plat else None
@@ -150,7 +150,7 @@ def _system_cuda_container(matrix: Any, target: Any, choice: Any, framework: str
 
 def _only_pip(target: Any, choice: Any, formats: tuple[str, ...]) -> EnvPlan:
     """The JetPack route: NVIDIA's wheels go into the board's own Python; jetpack.toml confirms no container tag."""
-    from gpudoctor.matrix.solver import NoFit
+    from gpudoctor.matrix.solver.solve import NoFit
 
     why = {
         "conda": "conda-forge's builds are not NVIDIA's JetPack builds: install requirements.txt into a venv of the board's "
@@ -168,7 +168,7 @@ def _only_pip(target: Any, choice: Any, formats: tuple[str, ...]) -> EnvPlan:
 def _rocm_plan(matrix: Any, target: Any, choice: Any, formats: tuple[str, ...], framework: str) -> EnvPlan:
     """The ROCm route's Dockerfile: AMD's rocm/dev-ubuntu-22.04 of the wheels' ROCm release (rocm.toml), with the
     image's own Python; skipped with the reason when no tag is confirmed or the release has no wheel for it."""
-    from gpudoctor.matrix.solver import NoFit, solve
+    from gpudoctor.matrix.solver.solve import NoFit, solve
 
     rocm = choice.variant.removeprefix("rocm")
     image = matrix.rocm.image_for(rocm) if matrix.rocm else None

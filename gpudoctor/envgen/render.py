@@ -14,7 +14,7 @@ from functools import cache
 from typing import Any, Iterable, Sequence
 
 from gpudoctor import __version__
-from gpudoctor.matrix.framework import Framework
+from gpudoctor.matrix.tables.framework import Framework
 
 FORMATS = ("conda", "pip", "docker", "uv")
 FILENAMES = {

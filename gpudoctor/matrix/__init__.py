@@ -1,13 +1,12 @@
-"""The compatibility matrix: matrices/*.toml loaded, validated and turned into typed rows (gpudoctor.matrix.model).
+"""The compatibility matrix, in three parts: ``tables`` loads matrices/*.toml, validates it and turns it into typed
+rows (``gpudoctor.matrix.tables.model.Matrix``); ``solver`` solves for a machine (which build to install);
+``queries`` answers the ``matrix`` command's questions and may ask the solver. A lower part never imports a higher
+one (import-linter: queries > solver > tables).
 
 ``load_matrix()`` is the one way in. It parses with tomllib and validates by hand (fast: no schema library at
 runtime); a file that does not validate raises MatrixError naming the file and the key. The result is cached in
-memory per directory and on disk (gpudoctor.matrix.cache), so a run that hits the disk cache never imports the
-loader (gpudoctor.matrix.loader, .reader, .row_readers).
-
-Modules, one job each: versions (version strings), arch (GPU architectures), framework (Framework and its
-spellings), rows (the release dataclasses), model (Matrix and its queries; re-exports the others), reader (typed
-TOML access), row_readers and loader (files -> Matrix), cache, keras / platforms / wheels / broken (their files).
+memory per directory and on disk (gpudoctor.matrix.tables.cache), so a run that hits the disk cache never imports
+the loader (gpudoctor.matrix.tables.loader, .reader, .row_readers).
 """
 
 from __future__ import annotations
@@ -16,14 +15,14 @@ from functools import lru_cache
 from pathlib import Path
 
 from ..errors import MatrixError
-from .model import Matrix
+from .tables.model import Matrix
 
 __all__ = ["Matrix", "MatrixError", "load_matrix", "MATRIX_FILES"]
 
 _LAZY = {  # loader names, imported on first use: a cache hit must not pay for them
-    "MATRIX_FILES": ("loader", "MATRIX_FILES"),
-    "_parse_and_validate": ("loader", "parse_and_validate"),
-    "_Reader": ("reader", "Reader"),
+    "MATRIX_FILES": ("tables.loader", "MATRIX_FILES"),
+    "_parse_and_validate": ("tables.loader", "parse_and_validate"),
+    "_Reader": ("tables.reader", "Reader"),
 }
 
 
@@ -47,12 +46,12 @@ def load_matrix(directory: Path | None = None) -> Matrix:
 
 @lru_cache(maxsize=8)
 def _load(directory: Path) -> Matrix:
-    from .cache import cached
+    from .tables.cache import cached
 
     return cached(directory, _parse)
 
 
 def _parse(directory: Path) -> Matrix:
-    from .loader import parse_and_validate
+    from .tables.loader import parse_and_validate
 
     return parse_and_validate(directory)

@@ -1,9 +1,9 @@
-"""Text for people from ``gpudoctor matrix jax`` (gpudoctor.matrix.jax_queries): returns lines."""
+"""Text for people from ``gpudoctor matrix jax`` (gpudoctor.matrix.queries.jax_queries): returns lines."""
 
 from __future__ import annotations
 
-from ..matrix.jax_queries import JaxInfo
-from ..matrix.model import python_span
+from ..matrix.queries.jax_queries import JaxInfo
+from ..matrix.tables.model import python_span
 
 
 def jax_lines(j: JaxInfo) -> list[str]:

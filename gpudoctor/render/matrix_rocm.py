@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ..matrix.rocm_queries import RocmInfo
+from ..matrix.queries.rocm_queries import RocmInfo
 
 
 def rocm_lines(info: RocmInfo) -> list[str]:

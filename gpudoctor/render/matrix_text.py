@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from gpudoctor.matrix.gpu_specs import GpuSpec
+from gpudoctor.matrix.tables.gpu_specs import GpuSpec
 
-from ..matrix.keras import KerasPin
-from ..matrix.keras_queries import KerasInfo
-from ..matrix.model import python_span
+from ..matrix.queries.keras_queries import KerasPin
+from ..matrix.queries.keras_queries import KerasInfo
+from ..matrix.tables.model import python_span
 from ..matrix.queries import CudaInfo, CudnnInfo, DriverInfo, GpuInfo, Summary, TfInfo, TorchInfo
 from .. import escape
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ..matrix.platform_queries import JetpackInfo
+from ..matrix.queries.platform_queries import JetpackInfo
 
 
 def jetpack_lines(j: JetpackInfo) -> list[str]:

@@ -10,7 +10,7 @@ import enum
 from dataclasses import asdict, dataclass, field, fields
 from typing import Any
 
-from gpudoctor.matrix.framework import Framework
+from gpudoctor.matrix.tables.framework import Framework
 from gpudoctor.workloads import CaseFailed, NoDevice  # noqa: F401 - where verify's modules import them from
 
 VERIFY_SCHEMA = "gpudoctor.verify/1"

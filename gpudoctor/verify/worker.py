@@ -36,7 +36,7 @@ import time
 import traceback
 from typing import Any
 
-from gpudoctor.matrix.framework import Framework
+from gpudoctor.matrix.tables.framework import Framework
 from gpudoctor.verify.model import (
     PROGRESS_PREFIX,
     WORKER_SCHEMA,

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from gpudoctor.matrix.framework import Framework
+from gpudoctor.matrix.tables.framework import Framework
 from gpudoctor.workloads import CaseFailed
 
 FALLBACK_NOTE = "no pretrained weights available offline: using a backbone pretrained here on synthetic data"
@@ -151,7 +151,7 @@ def keras_backbone(paths: tuple[str, ...]) -> tuple[Any, Source]:
 def jax_cache_path() -> Path | None:
     """gpudoctor's own cache (GPUDOCTOR_CACHE_DIR, else $XDG_CACHE_HOME/gpudoctor): JAX has no model zoo of its own
     to cache from, so a backbone file put there (or given with --weights) is what "pretrained" means for JAX."""
-    from gpudoctor.matrix.cache import cache_dir
+    from gpudoctor.matrix.tables.cache import cache_dir
 
     base = cache_dir()
     return base / "verify" / JAX_WEIGHTS_FILE if base is not None else None

@@ -12,7 +12,7 @@ from gpudoctor.checks import run_checks
 from gpudoctor.cli import main
 from gpudoctor.evidence import read_evidence
 from gpudoctor.matrix import load_matrix
-from gpudoctor.matrix.cache import content_key
+from gpudoctor.matrix.tables.cache import content_key
 from gpudoctor.model import Severity
 
 DATA = Path(__file__).parent.parent / "data" / "amd"

@@ -12,7 +12,7 @@ import pytest
 
 from gpudoctor.checks import rocm_builds as rb
 from gpudoctor.matrix import load_matrix
-from gpudoctor.matrix.rocm import RocmTable, RocmWheel
+from gpudoctor.matrix.tables.rocm import RocmTable, RocmWheel
 from gpudoctor.model import AmdGpu, Facts, Finding, Fix, Frameworks, Host, PciDevice, Rocm, Section, Severity, Symptom, TorchBuild
 
 SRC = ("https://pytorch.org/get-started/previous-versions/",)

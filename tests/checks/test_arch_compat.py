@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from gpudoctor.matrix.model import arch_support
+from gpudoctor.matrix.tables.model import arch_support
 from tests.checks.test_version_rules import ids, machine, torch
 
 

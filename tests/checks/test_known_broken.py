@@ -9,7 +9,7 @@ import pytest
 
 from gpudoctor.checks import known_broken, run_checks, versions
 from gpudoctor.matrix import load_matrix
-from gpudoctor.matrix.broken import in_range, parse_range
+from gpudoctor.matrix.tables.broken import in_range, parse_range
 from gpudoctor.model import Severity
 from gpudoctor.snapshot import facts_from_json
 from tests.conftest import load_facts as load_shared_facts

@@ -11,7 +11,7 @@ import dataclasses
 import pytest
 
 from gpudoctor.checks.known_broken import known_broken_combination
-from gpudoctor.matrix.broken import BrokenRule
+from gpudoctor.matrix.tables.broken import BrokenRule
 from gpudoctor.model import Section, Severity, Symptom
 from tests.checks.test_known_broken import MATRIX, load_facts
 from tests.checks.test_version_rules import machine, tf, torch
@@ -161,7 +161,7 @@ def test_reported_cudnn_decides_over_the_matrix_pin():
 def test_the_published_wheels_pin_for_the_default_variant():
     """torch 2.4.1 from the default index (no local tag): the matrix cannot tell the variant, so the cuDNN is the
     nvidia-cudnn pin the audited wheel records (wheels.toml cudnn_pin; an overlay row written here)."""
-    from gpudoctor.matrix.wheels import WheelOverlay, WheelRelease
+    from gpudoctor.matrix.tables.wheels import WheelOverlay, WheelRelease
 
     source = "https://pypi.org/project/torch/2.4.1/#files"
     overlay = WheelOverlay(releases={("torch", "2.4.1"): WheelRelease("torch", "2.4.1", source, cudnn_pin="9.1.0.70")})

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from gpudoctor.checks import messages as m
-from gpudoctor.matrix.signatures import load_signatures
+from gpudoctor.matrix.tables.signatures import load_signatures
 from gpudoctor.matrix import load_matrix
 from gpudoctor.model import (CudaToolkit, Driver, Facts, Frameworks, Gpu, Host, Section, Severity, Symptom, TensorflowBuild,
                              TorchBuild)

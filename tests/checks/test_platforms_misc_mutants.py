@@ -10,7 +10,7 @@ import pytest
 
 from gpudoctor.checks import platforms_misc as misc
 from gpudoctor.matrix import load_matrix
-from gpudoctor.matrix.platform_tables import AcceleratorNotes
+from gpudoctor.matrix.tables.platform_tables import AcceleratorNotes
 from gpudoctor.model import Facts, Finding, Fix, Frameworks, Gpu, Host, Jetson, Notebook, Section, Severity, Symptom, TorchBuild
 
 TORCH_DML = ("PyTorch on any DirectX 12 GPU (AMD, Intel, NVIDIA) of Windows or WSL2, as the device torch_directml.device(); "

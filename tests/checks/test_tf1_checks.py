@@ -9,7 +9,7 @@ import pytest
 
 from gpudoctor.checks import run_checks
 from gpudoctor.matrix import load_matrix
-from gpudoctor.matrix.solver import NoFit, Target, solve
+from gpudoctor.matrix.solver.solve import NoFit, Target, solve
 from tests.checks.test_version_rules import machine, tf
 from tests.conftest import load_facts
 

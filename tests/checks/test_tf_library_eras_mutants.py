@@ -105,11 +105,11 @@ def _build(facts):
 def test_exact_minor_era_directly():
     era = _build(old_tf("1.7.0", "9.0", "7.0", "7.1.2"))
     assert t._exact_minor_era(MATRIX, era) is True
-    assert t._exact_minor_era(MATRIX, dataclasses.replace(era, version="1.7")) is True
-    assert t._exact_minor_era(MATRIX, dataclasses.replace(era, version="1.8.0")) is False
-    assert t._exact_minor_era(MATRIX, dataclasses.replace(era, version="2.1.0")) is False
-    assert t._exact_minor_era(MATRIX, dataclasses.replace(era, version="unknown")) is False
-    assert t._exact_minor_era(MATRIX, dataclasses.replace(era, framework="torch")) is False
+    assert t._exact_minor_era(MATRIX, era._replace(version="1.7")) is True
+    assert t._exact_minor_era(MATRIX, era._replace(version="1.8.0")) is False
+    assert t._exact_minor_era(MATRIX, era._replace(version="2.1.0")) is False
+    assert t._exact_minor_era(MATRIX, era._replace(version="unknown")) is False
+    assert t._exact_minor_era(MATRIX, era._replace(framework="torch")) is False
     assert t._exact_minor_era(dataclasses.replace(MATRIX, tf_cudnn_same_minor_through=None), era) is False
 
 

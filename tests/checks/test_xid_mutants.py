@@ -12,7 +12,7 @@ import pytest
 
 from gpudoctor.checks import xid as x
 from gpudoctor.matrix import load_matrix
-from gpudoctor.matrix.xid import XidRow, XidTable
+from gpudoctor.matrix.tables.xid import XidRow, XidTable
 from gpudoctor.model import Facts, Finding, Fix, Gpu, GpuHealth, KernelLog, Section, Severity, XidEvent
 
 MATRIX = load_matrix()

@@ -14,8 +14,8 @@ from gpudoctor.envgen.plan import make_plan
 from gpudoctor.envgen.render import FileSet, render_files
 from gpudoctor.errors import MatrixError
 from gpudoctor.matrix import load_matrix
-from gpudoctor.matrix.platforms import load_platforms
-from gpudoctor.matrix.rocm import load_rocm
+from gpudoctor.matrix.tables.platforms import load_platforms
+from gpudoctor.matrix.tables.rocm import load_rocm
 
 from . import parsing
 from .parsing import MATRICES, toml_reader

@@ -16,7 +16,7 @@ from gpudoctor.envgen.describe import (
     target_from_description,
 )
 from gpudoctor.matrix import load_matrix
-from gpudoctor.matrix.solver import Target
+from gpudoctor.matrix.solver.solve import Target
 from gpudoctor.model import Driver, Facts, Gpu, PciDevice, ProbeError
 
 MATRIX = load_matrix()

@@ -16,7 +16,7 @@ from gpudoctor.envgen.describe import summarize_target, target_from_description
 from gpudoctor.envgen.plan import make_plan
 from gpudoctor.envgen.render import FILENAMES, FORMATS, FileSet, default_env_name, render_files
 from gpudoctor.matrix import load_matrix
-from gpudoctor.matrix.solver import NoFit
+from gpudoctor.matrix.solver.solve import NoFit
 
 from .grid_cases import more_cases
 from .parsing import assert_files_mean

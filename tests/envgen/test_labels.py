@@ -7,7 +7,7 @@ import dataclasses
 
 from gpudoctor.envgen.labels import accelerated_line, build_label
 from gpudoctor.matrix import load_matrix
-from gpudoctor.matrix.solver import Target, solve
+from gpudoctor.matrix.solver.solve import Target, solve
 
 MATRIX = load_matrix()
 GPU = Target("linux", None, "560.94", None, ("8.9",))

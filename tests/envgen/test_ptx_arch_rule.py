@@ -6,8 +6,8 @@ from __future__ import annotations
 import pytest
 
 from gpudoctor.matrix import load_matrix
-from gpudoctor.matrix.model import arch_support, cc_tuple
-from gpudoctor.matrix.solver import NoFit, Target, solve
+from gpudoctor.matrix.tables.model import arch_support, cc_tuple
+from gpudoctor.matrix.solver.solve import NoFit, Target, solve
 
 MATRIX = load_matrix()
 

@@ -15,7 +15,7 @@ from gpudoctor.envgen.render import (
     render_files,
     yaml_scalar,
 )
-from gpudoctor.matrix.solver import Choice
+from gpudoctor.matrix.solver.solve import Choice
 
 from .parsing import assert_files_mean
 

@@ -10,7 +10,7 @@ import pytest
 from gpudoctor.envgen.generate import EnvFailure, EnvNoFit, EnvRequest, generate
 from gpudoctor.envgen.result_format import no_fit_json, no_fit_text, to_json, to_text
 from gpudoctor.matrix import load_matrix
-from gpudoctor.matrix.solver import Target
+from gpudoctor.matrix.solver.solve import Target
 
 MATRIX = load_matrix()
 DOCKER_LINE = "Dockerfile (a Linux container): "

@@ -10,8 +10,8 @@ from packaging.version import Version
 
 from gpudoctor.cli import main
 from gpudoctor.matrix import load_matrix
-from gpudoctor.matrix.solver import target_from_facts
-from gpudoctor.matrix.versions import vtuple
+from gpudoctor.matrix.solver.solve import target_from_facts
+from gpudoctor.matrix.tables.versions import vtuple
 from gpudoctor.model import AmdGpu, Facts, Host, Jetson
 
 from .parsing import conda_pip_section, dockerfile_pip, environment_yml, pins, requirements_file, uv_pyproject

@@ -275,7 +275,7 @@ def test_the_checks_and_the_solver_read_a_gpu_from_the_driver_alike(driver, impl
     # One rule (model.gpu_implied_by_driver) for both layers: `check` calling a CPU-only torch an error and
     # `env --from` offering a CUDA build must agree on whether the machine has an NVIDIA GPU.
     from gpudoctor.checks._facts import gpu_presence
-    from gpudoctor.matrix.solver import target_from_facts
+    from gpudoctor.matrix.solver.solve import target_from_facts
 
     facts = facts_from_dict({"driver": driver})
     assert (gpu_presence(facts) is True) is implied
@@ -285,7 +285,7 @@ def test_the_checks_and_the_solver_read_a_gpu_from_the_driver_alike(driver, impl
 def test_a_driver_that_fails_implies_a_gpu_but_no_build_for_it():
     # The GPU is there (the check says so), yet the solver picks no CUDA build for a driver NVML cannot talk to.
     from gpudoctor.checks._facts import gpu_presence
-    from gpudoctor.matrix.solver import target_from_facts
+    from gpudoctor.matrix.solver.solve import target_from_facts
 
     facts = facts_from_dict({"driver": {"version": "535.54.03", "nvml_error": "Driver/library version mismatch"}})
     assert gpu_presence(facts) is True

@@ -12,7 +12,7 @@ from gpudoctor.errors import MatrixError
 from gpudoctor.evidence import read_evidence
 from gpudoctor.evidence.document import Document
 from gpudoctor.evidence.readers import error_lines as reader
-from gpudoctor.matrix.signatures import expand, load_signatures, parse_signatures
+from gpudoctor.matrix.tables.signatures import expand, load_signatures, parse_signatures
 
 TABLE = load_signatures()
 DOCUMENTED = set(re.findall(r"^\| `([a-z0-9-]+)` \|", (Path(__file__).resolve().parents[2] / "docs" / "facts-format.md").read_text(), re.M))

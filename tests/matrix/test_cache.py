@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from gpudoctor.errors import MatrixError
-from gpudoctor.matrix.cache import cache_dir, cached, content_key
+from gpudoctor.matrix.tables.cache import cache_dir, cached, content_key
 from gpudoctor.resources import matrices_dir
 
 
@@ -50,7 +50,7 @@ def test_a_second_run_reads_the_stored_entry_and_gets_an_equal_matrix(tables, st
 
 
 def test_a_stored_matrix_unpickles_each_table_on_first_use_and_equals_the_loaded_one(tables, store):
-    from gpudoctor.matrix.model import _PICKLED, _TABLES
+    from gpudoctor.matrix.tables.model import _PICKLED, _TABLES
 
     loaded = cached(tables, counting_loader([]))
     stored = cached(tables, counting_loader([]))

@@ -7,8 +7,8 @@ from __future__ import annotations
 import pytest
 
 from gpudoctor.matrix import load_matrix
-from gpudoctor.matrix.driver import DriverVerdict, driver_at_least, driver_cuda_of, driver_os, driver_verdict, is_branch
-from gpudoctor.matrix.versions import cuda_tag, local_tag, python_span, series, try_vtuple, tuple_ge, version_ge, vtuple
+from gpudoctor.matrix.solver.driver import DriverVerdict, driver_at_least, driver_cuda_of, driver_os, driver_verdict, is_branch
+from gpudoctor.matrix.tables.versions import cuda_tag, local_tag, python_span, series, try_vtuple, tuple_ge, version_ge, vtuple
 
 MATRIX = load_matrix()
 

@@ -15,7 +15,7 @@ except ModuleNotFoundError:  # Python 3.10
 
 import pytest
 
-from gpudoctor.matrix.loader import parse_and_validate
+from gpudoctor.matrix.tables.loader import parse_and_validate
 from gpudoctor.resources import matrices_dir
 
 

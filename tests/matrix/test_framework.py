@@ -1,4 +1,4 @@
-"""One name set for the frameworks (gpudoctor.matrix.framework): every spelling the CLI, envgen, the solver and
+"""One name set for the frameworks (gpudoctor.matrix.tables.framework): every spelling the CLI, envgen, the solver and
 the matrix accept goes through Framework.parse, and the split matrix modules keep their old import paths."""
 
 from __future__ import annotations
@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from gpudoctor.matrix import load_matrix
-from gpudoctor.matrix.framework import Framework
+from gpudoctor.matrix.tables.framework import Framework
 
 
 @pytest.mark.parametrize("alias, expected", [
@@ -39,11 +39,11 @@ def test_the_matrix_answers_for_any_spelling():
 
 def test_the_split_modules_keep_the_old_import_paths():
     from gpudoctor.matrix import MATRIX_FILES, Matrix, MatrixError, _parse_and_validate, _Reader  # noqa: F401
-    from gpudoctor.matrix.model import (  # noqa: F401
+    from gpudoctor.matrix.tables.model import (  # noqa: F401
         TEGRA_CCS, ArchEntry, CudaMajor, CudaRelease, CudaTargets, CudnnRelease, GpuModel, TfRelease, TorchRelease,
         TorchVariant, arch_support, cc_tuple, local_tag, name_tokens, parse_arch, python_span, series, try_vtuple,
         version_ge, vtuple,
     )
-    from gpudoctor.matrix.rows import TorchRelease as Row
-    assert Row is TorchRelease and Matrix.__module__ == "gpudoctor.matrix.model"
+    from gpudoctor.matrix.tables.rows import TorchRelease as Row
+    assert Row is TorchRelease and Matrix.__module__ == "gpudoctor.matrix.tables.model"
     assert "keras.toml" in MATRIX_FILES

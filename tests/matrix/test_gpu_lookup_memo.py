@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 
 from gpudoctor.checks import run_checks
 from gpudoctor.matrix import load_matrix
-from gpudoctor.matrix.model import GpuModel, Matrix, name_tokens
+from gpudoctor.matrix.tables.model import GpuModel, Matrix, name_tokens
 from gpudoctor.render.json_report import report_to_dict
 from gpudoctor.snapshot import facts_from_dict
 

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from gpudoctor.matrix import load_matrix
-from gpudoctor.matrix.model import name_tokens
+from gpudoctor.matrix.tables.model import name_tokens
 from gpudoctor.resources import matrices_dir
 
 try:

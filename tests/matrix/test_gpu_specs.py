@@ -6,8 +6,8 @@ import pytest
 
 from gpudoctor.errors import MatrixError
 from gpudoctor.matrix import load_matrix
-from gpudoctor.matrix.gpu_specs import parse_spec_table
-from gpudoctor.matrix.reader import Reader
+from gpudoctor.matrix.tables.gpu_specs import parse_spec_table
+from gpudoctor.matrix.tables.reader import Reader
 
 
 @pytest.fixture(scope="module")

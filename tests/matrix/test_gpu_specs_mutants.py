@@ -8,8 +8,8 @@ import sys
 import pytest
 
 from gpudoctor.matrix import load_matrix
-from gpudoctor.matrix.gpu_specs import GpuSpec, GpuSpecTable, parse_spec_table
-from gpudoctor.matrix.reader import Reader
+from gpudoctor.matrix.tables.gpu_specs import GpuSpec, GpuSpecTable, parse_spec_table
+from gpudoctor.matrix.tables.reader import Reader
 from gpudoctor.resources import matrices_dir
 
 if sys.version_info >= (3, 11):

@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 from packaging.specifiers import SpecifierSet
 from packaging.version import Version
 
-from gpudoctor.matrix.keras import admits
+from gpudoctor.matrix.tables.keras import admits
 from gpudoctor.resources import matrices_dir
 
 

@@ -9,7 +9,7 @@ import pytest
 
 from gpudoctor.errors import MatrixError
 from gpudoctor.matrix import load_matrix
-from gpudoctor.matrix.keras import pin_for_tf
+from gpudoctor.matrix.queries.keras_queries import pin_for_tf
 from gpudoctor.resources import matrices_dir
 
 TABLE = load_matrix().keras

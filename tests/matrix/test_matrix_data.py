@@ -10,14 +10,14 @@ import pytest
 
 from gpudoctor.errors import MatrixError
 from gpudoctor.matrix import MATRIX_FILES, load_matrix
-from gpudoctor.matrix.model import arch_support, parse_arch, vtuple
+from gpudoctor.matrix.tables.model import arch_support, parse_arch, vtuple
 from gpudoctor.resources import matrices_dir
 
 M = load_matrix()
 
 
 def test_every_file_has_sources_and_a_reviewed_date():
-    from gpudoctor.matrix.platform_tables import FILES as PLATFORM_FILES  # optional tables, listed when present
+    from gpudoctor.matrix.tables.platform_tables import FILES as PLATFORM_FILES  # optional tables, listed when present
 
     assert set(M.sources) == set(MATRIX_FILES) | set(PLATFORM_FILES)
     for name in set(MATRIX_FILES) | set(PLATFORM_FILES):
@@ -169,7 +169,7 @@ def test_every_matrix_file_is_read_one_way(tmp_path):
         import tomli as tomllib  # type: ignore[no-redef]
 
     from gpudoctor.errors import MatrixError
-    from gpudoctor.matrix.reader import read_toml
+    from gpudoctor.matrix.tables.reader import read_toml
 
     (tmp_path / "bad.toml").write_text("x = [\n")
     with pytest.raises(MatrixError, match=r"bad\.toml: not valid TOML"):

@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 
 from gpudoctor.matrix import load_matrix
-from gpudoctor.matrix.model import arch_support, vtuple
-from gpudoctor.matrix.solver import driver_verdict
+from gpudoctor.matrix.tables.model import arch_support, vtuple
+from gpudoctor.matrix.solver.solve import driver_verdict
 
 M = load_matrix()
 DATA = Path(__file__).resolve().parent.parent / "data" / "matrix"

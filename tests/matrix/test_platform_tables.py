@@ -10,7 +10,7 @@ from click.testing import CliRunner
 from gpudoctor.cli import main
 from gpudoctor.errors import MatrixError
 from gpudoctor.matrix import load_matrix
-from gpudoctor.matrix.platform_tables import load_platform_tables
+from gpudoctor.matrix.tables.platform_tables import load_platform_tables
 from gpudoctor.resources import matrices_dir
 
 try:

@@ -11,9 +11,9 @@ import pytest
 
 from gpudoctor.errors import MatrixError
 from gpudoctor.matrix import load_matrix
-from gpudoctor.matrix.platform_queries import jetpack_info
-from gpudoctor.matrix.platform_tables import JetpackRelease, PlatformTables, load_platform_tables
-from gpudoctor.matrix.solver import NoFit, Target, solve
+from gpudoctor.matrix.queries.platform_queries import jetpack_info
+from gpudoctor.matrix.tables.platform_tables import JetpackRelease, PlatformTables, load_platform_tables
+from gpudoctor.matrix.solver.solve import NoFit, Target, solve
 from gpudoctor.resources import matrices_dir
 
 if sys.version_info >= (3, 11):

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from gpudoctor.errors import MatrixError
-from gpudoctor.matrix.platforms import CudaImage, load_platforms
+from gpudoctor.matrix.tables.platforms import CudaImage, load_platforms
 from gpudoctor.resources import matrices_dir
 
 if sys.version_info >= (3, 11):

@@ -12,7 +12,7 @@ from gpudoctor.cli import main
 from gpudoctor.errors import UnknownRelease
 from gpudoctor.matrix import load_matrix
 from gpudoctor.matrix import queries as q
-from gpudoctor.matrix.solver import driver_verdict
+from gpudoctor.matrix.solver.solve import driver_verdict
 
 M = load_matrix()
 

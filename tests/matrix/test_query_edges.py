@@ -9,11 +9,11 @@ import pytest
 
 from gpudoctor.errors import UnknownRelease
 from gpudoctor.matrix import load_matrix
-from gpudoctor.matrix.keras_queries import keras_for_tf
-from gpudoctor.matrix.platform_queries import jetpack_info
+from gpudoctor.matrix.queries.keras_queries import keras_for_tf
+from gpudoctor.matrix.queries.platform_queries import jetpack_info
 from gpudoctor.matrix.queries import driver_info, newest_torch_for, torch_info
-from gpudoctor.matrix.rocm_queries import rocm_info
-from gpudoctor.matrix.solver import Target, solve
+from gpudoctor.matrix.queries.rocm_queries import rocm_info
+from gpudoctor.matrix.solver.solve import Target, solve
 
 MATRIX = load_matrix()
 

@@ -6,10 +6,10 @@ from __future__ import annotations
 import pytest
 
 from gpudoctor.errors import MatrixError
-from gpudoctor.matrix.broken import parse_rules
-from gpudoctor.matrix.gpu_specs import _spec
-from gpudoctor.matrix.reader import Reader
-from gpudoctor.matrix.row_readers import gpu
+from gpudoctor.matrix.tables.broken import parse_rules
+from gpudoctor.matrix.tables.gpu_specs import _spec
+from gpudoctor.matrix.tables.reader import Reader
+from gpudoctor.matrix.tables.row_readers import gpu
 
 ROW = {"name": "x", "n": 3, "flag": True, "list": ["a"], "versions": ["2.7", "2.8.1"], "urls": ["https://example.org/a"],
        "pins": {"2.7": "0.22"}, "arch": ["sm_80", "compute_90"], "rows": [{"v": "1.0"}, {"v": 2}]}

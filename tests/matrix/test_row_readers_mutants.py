@@ -15,14 +15,14 @@ except ModuleNotFoundError:  # Python 3.10
 import pytest
 
 from gpudoctor.errors import MatrixError
-from gpudoctor.matrix import row_readers
-from gpudoctor.matrix.broken import BrokenRule, parse_rules
-from gpudoctor.matrix.gpu_specs import GpuSpec, GpuSpecTable
-from gpudoctor.matrix.keras import KerasForTf, load_keras_table
-from gpudoctor.matrix.loader import parse_and_validate
-from gpudoctor.matrix.reader import Reader
-from gpudoctor.matrix.rows import CudaTargets, GpuModel
-from gpudoctor.matrix.wheels import WheelRelease, parse_overlay
+from gpudoctor.matrix.tables import row_readers
+from gpudoctor.matrix.tables.broken import BrokenRule, parse_rules
+from gpudoctor.matrix.tables.gpu_specs import GpuSpec, GpuSpecTable
+from gpudoctor.matrix.tables.keras import KerasForTf, load_keras_table
+from gpudoctor.matrix.tables.loader import parse_and_validate
+from gpudoctor.matrix.tables.reader import Reader
+from gpudoctor.matrix.tables.rows import CudaTargets, GpuModel
+from gpudoctor.matrix.tables.wheels import WheelRelease, parse_overlay
 from gpudoctor.resources import matrices_dir
 
 

@@ -25,7 +25,7 @@ else:  # pragma: no cover - Python 3.10
     import tomli as tomllib
 
 from gpudoctor.errors import MatrixError
-from gpudoctor.matrix import signatures as s
+from gpudoctor.matrix.tables import signatures as s
 from gpudoctor.model import Fix, Section, Severity
 
 TOML = Path(__file__).resolve().parents[2] / "matrices" / "signatures.toml"

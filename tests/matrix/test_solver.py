@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from gpudoctor.matrix import load_matrix
-from gpudoctor.matrix.solver import NoFit, Target, gpu_compute_capability, install_commands, solve, target_from_facts
+from gpudoctor.matrix.solver.solve import NoFit, Target, gpu_compute_capability, install_commands, solve, target_from_facts
 from gpudoctor.snapshot import facts_from_dict
 
 M = load_matrix()

@@ -9,8 +9,8 @@ import dataclasses
 import pytest
 
 from gpudoctor.matrix import load_matrix
-from gpudoctor.matrix.loader import parse_and_validate
-from gpudoctor.matrix.solver import NoFit, Target, solve, target_from_facts
+from gpudoctor.matrix.tables.loader import parse_and_validate
+from gpudoctor.matrix.solver.solve import NoFit, Target, solve, target_from_facts
 from gpudoctor.model import Driver, Facts, Gpu, Host
 from gpudoctor.resources import matrices_dir
 

@@ -6,8 +6,8 @@ from __future__ import annotations
 import pytest
 
 from gpudoctor.matrix import load_matrix
-from gpudoctor.matrix.driver import driver_verdict
-from gpudoctor.matrix.solver import NoFit, Target, UnknownPinnedRelease, solve
+from gpudoctor.matrix.solver.driver import driver_verdict
+from gpudoctor.matrix.solver.solve import NoFit, Target, UnknownPinnedRelease, solve
 
 MATRIX = load_matrix()
 

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from gpudoctor.matrix import load_matrix
-from gpudoctor.matrix.model import vtuple
+from gpudoctor.matrix.tables.model import vtuple
 
 M = load_matrix()
 SOURCES = Path(__file__).resolve().parents[1] / "data" / "sources" / "tensorflow"

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from gpudoctor.matrix import load_matrix
-from gpudoctor.matrix.solver import Target, solve
+from gpudoctor.matrix.solver.solve import Target, solve
 
 ROOT = Path(__file__).resolve().parents[2]
 _spec = importlib.util.spec_from_file_location("audit_wheels", ROOT / "tools" / "audit_wheels.py")

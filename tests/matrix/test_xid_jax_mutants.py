@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 
 from gpudoctor.errors import MatrixError
-from gpudoctor.matrix.jax_table import JaxCudaMajor, JaxRelease, JaxTable, jax_table
-from gpudoctor.matrix.xid import XidRow, load_xid
+from gpudoctor.matrix.tables.jax_table import JaxCudaMajor, JaxRelease, JaxTable, jax_table
+from gpudoctor.matrix.tables.xid import XidRow, load_xid
 from gpudoctor.resources import matrices_dir
 
 if sys.version_info >= (3, 11):

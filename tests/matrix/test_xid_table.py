@@ -10,7 +10,7 @@ import pytest
 
 from gpudoctor.errors import MatrixError
 from gpudoctor.matrix import load_matrix
-from gpudoctor.matrix.xid import load_xid
+from gpudoctor.matrix.tables.xid import load_xid
 
 if sys.version_info >= (3, 11):
     try:

@@ -14,7 +14,7 @@ import pytest
 from click.testing import CliRunner
 
 from gpudoctor.cli import main
-from gpudoctor.matrix.framework import Framework
+from gpudoctor.matrix.tables.framework import Framework
 from gpudoctor.verify.multigpu import tf_launch
 from gpudoctor.verify.multigpu.model import RANK_SCHEMA, RankResult
 from gpudoctor.runner import SpawnResult

@@ -88,7 +88,7 @@ def test_the_text_names_the_tested_package_escaped():
 def test_the_real_torch_is_named_with_its_directory():
     import importlib.util
 
-    from gpudoctor.matrix.framework import Framework
+    from gpudoctor.matrix.tables.framework import Framework
     from gpudoctor.verify.worker import framework_path
 
     spec = importlib.util.find_spec("torch")

@@ -7,7 +7,7 @@ import pytest
 
 np = pytest.importorskip("numpy", reason="numpy is not installed (it comes with JAX): the weights files are .npz")
 
-from gpudoctor.matrix.framework import Framework  # noqa: E402
+from gpudoctor.matrix.tables.framework import Framework  # noqa: E402
 from gpudoctor.workloads import CaseFailed, weights  # noqa: E402
 from tests.conftest import needs  # noqa: E402
 from tests.verify.helpers import check, cli_json, only  # noqa: E402

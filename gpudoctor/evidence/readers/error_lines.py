@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 from typing import Iterator
 
-from ...matrix.signatures import Signature, SignatureTable, expand, load_signatures
+from ...matrix.tables.signatures import Signature, SignatureTable, expand, load_signatures
 from ..document import Document
 from ..observation import Observation
 

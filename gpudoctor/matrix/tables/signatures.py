@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable
 
-from ..model import Fix, Section, Severity
+from ...model import Fix, Section, Severity
 from .reader import MatrixError
 
 _TEMPLATE = re.compile(r"\{(\d+)(?:\|(\w+))?\}")
@@ -223,7 +223,7 @@ def parse_signatures(doc: dict) -> SignatureTable:
 def load_signatures(directory: Path | None = None) -> SignatureTable:
     """The signature table of ``directory`` (default: the packaged matrices), parsed and validated once a process."""
     if directory is None:
-        from ..resources import matrices_dir
+        from ...resources import matrices_dir
 
         directory = matrices_dir()
     try:

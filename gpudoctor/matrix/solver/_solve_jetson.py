@@ -4,7 +4,7 @@ GPUs and do not run on a Jetson's integrated one. No I/O: the Matrix is always p
 
 from __future__ import annotations
 
-from .model import Matrix, vtuple
+from ..tables.model import Matrix, vtuple
 from ._solve_core import Choice, NoFit, Target, fw_name
 
 

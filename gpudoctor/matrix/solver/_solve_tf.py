@@ -4,7 +4,7 @@ Windows: the 2.10 conda route; macOS: the CPU build (arm64 from 2.13, x86_64 up 
 
 from __future__ import annotations
 
-from .model import Matrix, TfRelease, cc_tuple, try_vtuple, vtuple
+from ..tables.model import Matrix, TfRelease, cc_tuple, try_vtuple, vtuple
 from ._solve_core import Choice, NoFit, Target, gpu_fit, pick_python, py_range, select
 
 

@@ -14,7 +14,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, Mapping
 
-from ..errors import MatrixError
+from ...errors import MatrixError
 
 WHEELS_FILE = "wheels.toml"
 

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ..errors import MatrixError
+from ...errors import MatrixError
 from .broken import in_range, parse_range
 from .reader import Reader, read_toml
 from .versions import series, try_vtuple, vtuple

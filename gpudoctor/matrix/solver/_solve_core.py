@@ -6,9 +6,9 @@ from __future__ import annotations
 import shlex
 from dataclasses import dataclass
 
-from ..errors import GpuDoctorError
+from ...errors import GpuDoctorError
 from .driver import DriverVerdict, driver_os, driver_verdict, is_branch
-from .model import Framework, Matrix, arch_support, cc_tuple, series, try_vtuple, vtuple
+from ..tables.model import Framework, Matrix, arch_support, cc_tuple, series, try_vtuple, vtuple
 
 # When no Python is asked for, choose the newest one a release has wheels for, but not newer than this (brand-new
 # Pythons lack wheels of many other packages). A policy, not a compatibility fact: --python overrides it.

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ..errors import MatrixError
+from ...errors import MatrixError
 from .versions import series, vtuple
 from .reader import read_toml
 

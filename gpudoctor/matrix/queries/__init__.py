@@ -10,15 +10,15 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from ..digits import ascii_int
-from ..errors import UnknownRelease
-from .gpu_specs import GpuSpec
-from .keras import KerasPin
+from ...digits import ascii_int
+from ...errors import UnknownRelease
+from ..tables.gpu_specs import GpuSpec
+from .keras_queries import KerasPin
 from .keras_queries import KerasInfo, keras_for_tf, keras_info
-from .model import GpuModel, Matrix, arch_support, local_tag, try_vtuple, version_ge, vtuple
-from .solver import Choice, driver_verdict, install_commands
+from ..tables.model import GpuModel, Matrix, arch_support, local_tag, try_vtuple, version_ge, vtuple
+from ..solver.solve import Choice, driver_verdict, install_commands
 from .tf_queries import TfInfo, tf_info  # noqa: F401 - TfInfo is part of this module's answers
-from .versions import exact_release as _exact
+from ..tables.versions import exact_release as _exact
 
 __all__ = ["UnknownRelease", "summary", "torch_info", "tf_info", "cuda_info", "cudnn_info", "gpu_info", "driver_info",
            "keras_info", "keras_for_tf", "KerasInfo", "KerasPin", "newest_torch_for", "newest_tf_for"]

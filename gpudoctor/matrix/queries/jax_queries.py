@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..errors import UnknownRelease
-from .model import Matrix
+from ...errors import UnknownRelease
+from ..tables.model import Matrix
 
 
 @dataclass(frozen=True)

@@ -1,5 +1,5 @@
 """matrices/*.toml -> a validated Matrix: read the files, build the rows (row_readers), check them across files, and
-add the optional overlays (wheels.toml, known_broken.toml). Only a cache miss runs this (gpudoctor.matrix.cache)."""
+add the optional overlays (wheels.toml, known_broken.toml). Only a cache miss runs this (gpudoctor.matrix.tables.cache)."""
 
 from __future__ import annotations
 

@@ -4,16 +4,15 @@ The same shape as _solve_torch / _solve_tf, small because JAX has one index (PyP
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from typing import NamedTuple
 
-from .jax_table import JaxRelease, JaxTable
-from .versions import try_vtuple
+from ..tables.jax_table import JaxRelease, JaxTable
+from ..tables.versions import try_vtuple
 
 INSTALL_URL = "https://docs.jax.dev/en/latest/installation.html"
 
 
-@dataclass(frozen=True)
-class JaxChoice:
+class JaxChoice(NamedTuple):
     """The jax release and CUDA plugin the solver picked, as a pip requirement with the reasons."""
     version: str  # "0.10.2"
     plugin: str | None  # "cuda13" | "cuda12" | None (the CPU build)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from .model import Matrix, TorchRelease, TorchVariant, vtuple
+from ..tables.model import Matrix, TorchRelease, TorchVariant, vtuple
 from ._solve_core import Choice, Fit, Target, gpu_fit, pick_python, py_range, select
 from .driver import driver_os
 

@@ -3,13 +3,12 @@ CUDA table's own driver before CUDA 11, the major's minor-version-compatibility 
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from typing import NamedTuple
 
-from .model import Matrix, try_vtuple, version_ge, vtuple
+from ..tables.model import Matrix, try_vtuple, version_ge, vtuple
 
 
-@dataclass(frozen=True)
-class DriverVerdict:
+class DriverVerdict(NamedTuple):
     """Whether a driver can run a build's CUDA, and the driver versions that decide it."""
     ok: bool | None  # None: cannot tell (no driver facts, or a CUDA major the matrix does not know)
     mode: str | None  # "native" (driver CUDA >= build CUDA) | "minor-version compatibility" | None

@@ -1,4 +1,4 @@
-"""The Matrix's table fields, unpickled only when read: the disk cache (gpudoctor.matrix.cache) keeps each table as its
+"""The Matrix's table fields, unpickled only when read: the disk cache (gpudoctor.matrix.tables.cache) keeps each table as its
 own pickle (Matrix.__getstate__), so loading the matrix imports no table module until a check or query reads it."""
 
 from __future__ import annotations

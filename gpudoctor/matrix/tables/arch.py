@@ -7,9 +7,8 @@ Pure functions, no I/O.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from functools import lru_cache
-from typing import Iterable
+from typing import Iterable, NamedTuple
 
 from .versions import vtuple
 
@@ -17,8 +16,7 @@ _ARCH_RE = re.compile(r"^(sm|compute)_(\d{1,6})([af]?)$")  # bounded: int() of 4
 _CC_RE = re.compile(r"^(\d{1,4})\.(\d{1,4})(\+ptx)?$")
 
 
-@dataclass(frozen=True)
-class ArchEntry:
+class ArchEntry(NamedTuple):
     """One compiled GPU target of a build: SASS or PTX for a compute capability."""
     kind: str  # "sass" | "ptx"
     cc: tuple[int, int]

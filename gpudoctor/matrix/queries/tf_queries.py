@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..errors import UnknownRelease
-from .keras import KerasPin, pin_for_tf
-from .model import Matrix
-from .solver import Choice, driver_verdict, install_commands
-from .versions import exact_release as _exact
+from ...errors import UnknownRelease
+from .keras_queries import KerasPin, pin_for_tf
+from ..tables.model import Matrix
+from ..solver.solve import Choice, driver_verdict, install_commands
+from ..tables.versions import exact_release as _exact
 
 
 @dataclass(frozen=True)

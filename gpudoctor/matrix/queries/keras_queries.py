@@ -1,16 +1,45 @@
 """``gpudoctor matrix keras X`` and the Keras pin ``env`` writes beside TensorFlow: questions asked of the matrix's
-Keras table (gpudoctor.matrix.keras), each answer a frozen dataclass."""
+Keras table (gpudoctor.matrix.tables.keras), each answer a frozen dataclass."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from ..errors import UnknownRelease
-from .keras import KerasPin, admits, parse_version, pin_for_tf
+from ...errors import UnknownRelease
+from ..tables.keras import KerasTable, admits, minor_of, parse_version
 
 if TYPE_CHECKING:
-    from .model import Matrix
+    from ..tables.model import Matrix
+
+
+@dataclass(frozen=True)
+class KerasPin:
+    """What an environment with TensorFlow ``tensorflow`` installs beside it for Keras (``keras_for_tf``)."""
+
+    tensorflow: str  # the TensorFlow minor asked about
+    tf_keras_is: str  # "bundled" (inside TensorFlow) | "keras 2" (the keras package) | "keras 3"
+    requirements: tuple[str, ...]  # pip requirements to add beside tensorflow (empty: none)
+    legacy_requirements: tuple[str, ...] = ()  # for Keras 2 code where tf.keras is Keras 3
+    legacy_env: tuple[tuple[str, str], ...] = ()  # (("TF_USE_LEGACY_KERAS", "1"),) with legacy_requirements
+    note: str | None = None
+    sources: tuple[str, ...] = ()
+
+
+def pin_for_tf(table: KerasTable, tf_version: str) -> KerasPin | None:
+    """The Keras to pin beside TensorFlow ``tf_version`` ("2.15", "2.16.1"); None when the table does not know it."""
+    tf = parse_version(tf_version)
+    if tf is None:
+        return None
+    series = minor_of(tf)
+    if table.bundles(tf):
+        return KerasPin(series, "bundled", (), note=f"tf.keras is part of TensorFlow {series}: install no separate keras")
+    row = table.for_tf(tf)
+    if row is None:
+        return None
+    if not row.keras3 or not row.tf_keras_pin:
+        return KerasPin(series, "keras 3" if row.keras3 else "keras 2", (row.pin,), note=row.note, sources=row.sources)
+    return KerasPin(series, "keras 3", (row.pin,), (row.tf_keras_pin,), ((table.legacy_env, "1"),), row.note, row.sources)
 
 
 @dataclass(frozen=True)

@@ -13,7 +13,8 @@ The rules (all data comes from the Matrix, which is always passed in):
 Rejections name what no driver upgrade can fix first (the architecture, then cuDNN), then the driver.
 No GPU (or cpu=True) -> the CPU build. TensorFlow on native Windows with a GPU -> the 2.10 route (conda cudatoolkit
 11.2 + cuDNN 8.1), with a note that suggests WSL2; TensorFlow 2.10-2.13 on Linux -> TensorFlow's conda recipe.
-The work is split: _solve_core (types, the fit rules), _solve_torch, _solve_tf.
+The work is split: _solve_core (types, the fit rules), the routes _solve_torch, _solve_tf, _solve_jax, _solve_rocm,
+_solve_jetson, and driver.
 """
 
 from __future__ import annotations
@@ -28,10 +29,10 @@ from ._solve_jetson import jetson_capabilities, solve_jetson
 from ._solve_rocm import solve_rocm
 from ._solve_tf import solve_tf
 from ._solve_torch import solve_torch
-from .model import Framework, Matrix, arch_support, try_vtuple, vtuple
+from ..tables.model import Framework, Matrix, arch_support, try_vtuple, vtuple
 
 if TYPE_CHECKING:
-    from ..model import Facts
+    from ...model import Facts
 
 __all__ = [
     "Target",
@@ -69,7 +70,7 @@ def normalize_arch(arch: str | None, os: str) -> str:
 def target_from_facts(facts: "Facts", matrix: Matrix, *, python: str | None = None) -> Target:
     """The Target a Facts snapshot describes. GPUs without a known compute capability are looked up by name in
     ``matrix`` (required: the solver never loads one itself)."""
-    from ..model.inferred import gpu_implied_by_driver  # loaded already: the caller holds a Facts
+    from ...model.inferred import gpu_implied_by_driver  # loaded already: the caller holds a Facts
 
     host = facts.host
     os = (host.os if host and host.os else "linux").lower()

@@ -7,7 +7,7 @@ import re
 from pathlib import Path
 from typing import Any
 
-from ..errors import MatrixError
+from ...errors import MatrixError
 from .arch import parse_arch
 from .versions import vtuple
 

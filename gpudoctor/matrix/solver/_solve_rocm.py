@@ -8,7 +8,7 @@ tensorflow-rocm stops at 2.14 and gpudoctor has no sourced table of the targets 
 
 from __future__ import annotations
 
-from .model import Matrix, TorchRelease, vtuple
+from ..tables.model import Matrix, TorchRelease, vtuple
 from ._solve_core import Choice, NoFit, Target, pick_python, py_range, select
 
 OVERRIDE = (

@@ -1,4 +1,5 @@
-"""Keras beside TensorFlow (matrices/keras.toml): typed rows, their loader, and the lookups checks and env use.
+"""Keras beside TensorFlow (matrices/keras.toml): typed rows, their loader, and the lookups the checks use (the pin
+`env` writes beside TensorFlow is a query: gpudoctor.matrix.queries.keras_queries).
 
 Versions are compared with ``packaging`` (PEP 440): the TensorFlow wheels declare their Keras as specifiers such as
 ">=2.7.0rc0,<2.8", and installed versions can be pre-releases. Pure data and lookups: no I/O here.
@@ -160,38 +161,6 @@ class KerasTable:
 
     def known_tf(self) -> str:
         return f"{self.tensorflow[0].series}–{self.tensorflow[-1].series}" if self.tensorflow else "none"
-
-
-@dataclass(frozen=True)
-class KerasPin:
-    """What an environment with TensorFlow ``tensorflow`` installs beside it for Keras (``keras_for_tf``)."""
-
-    tensorflow: str  # the TensorFlow minor asked about
-    tf_keras_is: str  # "bundled" (inside TensorFlow) | "keras 2" (the keras package) | "keras 3"
-    requirements: tuple[str, ...]  # pip requirements to add beside tensorflow (empty: none)
-    legacy_requirements: tuple[str, ...] = ()  # for Keras 2 code where tf.keras is Keras 3
-    legacy_env: tuple[tuple[str, str], ...] = ()  # (("TF_USE_LEGACY_KERAS", "1"),) with legacy_requirements
-    note: str | None = None
-    sources: tuple[str, ...] = ()
-
-
-def pin_for_tf(table: KerasTable, tf_version: str) -> KerasPin | None:
-    """The Keras to pin beside TensorFlow ``tf_version`` ("2.15", "2.16.1"); None when the table does not know it."""
-    tf = parse_version(tf_version)
-    if tf is None:
-        return None
-    series = minor_of(tf)
-    if table.bundles(tf):
-        return KerasPin(series, "bundled", (), note=f"tf.keras is part of TensorFlow {series}: install no separate keras")
-    row = table.for_tf(tf)
-    if row is None:
-        return None
-    if not row.keras3 or not row.tf_keras_pin:
-        return KerasPin(series, "keras 3" if row.keras3 else "keras 2", (row.pin,), note=row.note, sources=row.sources)
-    return KerasPin(series, "keras 3", (row.pin,), (row.tf_keras_pin,), ((table.legacy_env, "1"),), row.note, row.sources)
-
-
-# -- queries (gpudoctor.matrix.queries re-exports them) ---------------------------------------------------------
 
 
 # -- loading (called by gpudoctor.matrix.load_matrix with the file's reader) ------------------------------------

@@ -71,17 +71,17 @@ class Matrix:
     platforms: "Platforms | None" = _Table()  # matrices/platforms.toml (None: a hand-built matrix without it)
     wheels: "WheelOverlay | None" = _Table()  # what the published wheels say (matrices/wheels.toml)
     known_broken: tuple["BrokenRule", ...] = ()  # matrices/known_broken.toml
-    keras: "KerasTable | None" = _Table()  # matrices/keras.toml (gpudoctor.matrix.keras)
-    rocm: "RocmTable | None" = _Table()  # matrices/rocm.toml + amd_gpus.toml (gpudoctor.matrix.rocm)
+    keras: "KerasTable | None" = _Table()  # matrices/keras.toml (gpudoctor.matrix.tables.keras)
+    rocm: "RocmTable | None" = _Table()  # matrices/rocm.toml + amd_gpus.toml (gpudoctor.matrix.tables.rocm)
     gpu_specs: "GpuSpecTable | None" = _Table()  # gpus.toml's [[spec]] rows: peak FLOPS, bandwidth, link (bench)
     platform_tables: "PlatformTables | None" = _Table()  # jetpack / apple / accelerators.toml (matrix.platform_tables)
-    xid: "XidTable | None" = _Table()  # matrices/xid.toml (gpudoctor.matrix.xid)
-    jax: "JaxTable | None" = _Table()  # matrices/jax.toml (gpudoctor.matrix.jax_table; None: a hand-built matrix)
+    xid: "XidTable | None" = _Table()  # matrices/xid.toml (gpudoctor.matrix.tables.xid)
+    jax: "JaxTable | None" = _Table()  # matrices/jax.toml (gpudoctor.matrix.tables.jax_table; None: a hand-built matrix)
     log_findings: tuple["LogFinding", ...] = _Table(())  # signatures.toml's [[finding]]: symptoms that prove a finding
     tf_cudnn_same_minor_through: str | None = None  # TensorFlow's cuDNN check wanted the exact major.minor until this
 
     def __getstate__(self) -> dict[str, Any]:
-        """What pickle stores (the disk cache, gpudoctor.matrix.cache): each table pickled on its own, so that loading
+        """What pickle stores (the disk cache, gpudoctor.matrix.tables.cache): each table pickled on its own, so that loading
         the matrix imports no table module until a check or query reads that table."""
         import pickle
 

@@ -3,7 +3,7 @@ a checked table in, a frozen row out, and the checks across files once the Matri
 
 from __future__ import annotations
 
-from ..errors import MatrixError
+from ...errors import MatrixError
 from .model import Matrix
 from .reader import Reader
 from .rows import CudaMajor, CudaRelease, CudaTargets, CudnnRelease, GpuModel, TfRelease, TorchRelease, TorchVariant

@@ -1,6 +1,6 @@
 """Typed, frozen rows of the compatibility matrix (matrices/*.toml): CUDA, PyTorch, TensorFlow, cuDNN and GPU rows.
 
-Data and lookups within one row only (questions across rows are Matrix's, gpudoctor.matrix.model). Versions stay
+Data and lookups within one row only (questions across rows are Matrix's, gpudoctor.matrix.tables.model). Versions stay
 strings as the tools print them.
 """
 

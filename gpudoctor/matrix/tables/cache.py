@@ -18,7 +18,7 @@ import zlib
 from pathlib import Path
 from typing import Callable, TypeVar
 
-from ..cachefiles import cache_dir, read_private, write_atomic
+from ...cachefiles import cache_dir, read_private, write_atomic
 
 __all__ = ["cache_dir", "cached", "content_key"]
 
