@@ -11,7 +11,7 @@ from ..model import Facts, Finding, Fix, Section, Severity
 from ._facts import gpu_presence, symptoms
 
 if TYPE_CHECKING:
-    from ..matrix.model import Matrix
+    from ..matrix.tables.model import Matrix
 
 SUPPORTED_PLATFORMS = "https://docs.jax.dev/en/latest/installation.html#supported-platforms"
 

@@ -80,9 +80,11 @@ def jetson_tf_not_jetson_build(facts: Facts, matrix: object) -> Iterator[Finding
     tf = facts.frameworks.tensorflow if facts.frameworks else None
     if board is None or tf is None:
         return
-    # NVIDIA's TensorFlow for Jetson carries a +nv local tag (2.11.0+nv23.01); a version without it came from PyPI,
-    # whose aarch64 wheels have no CUDA for the Jetson's integrated GPU
-    untagged = tf.version is not None and tf.is_cuda_build is not True and "+nv" not in tf.version
+    # NVIDIA's TensorFlow for Jetson carries a local tag (matrices/jetpack.toml: 2.11.0+nv23.01); a version without
+    # it came from PyPI, whose aarch64 wheels have no CUDA for the Jetson's integrated GPU
+    tables = getattr(matrix, "platform_tables", None)
+    tag = tables.jetson_tf_local_tag if tables else None
+    untagged = tag is not None and tf.version is not None and tf.is_cuda_build is not True and f"+{tag}" not in tf.version
     if tf.is_cuda_build is not False and not untagged:
         return
     yield Finding(
@@ -90,7 +92,7 @@ def jetson_tf_not_jetson_build(facts: Facts, matrix: object) -> Iterator[Finding
         f"TensorFlow {tf.version or '(version unknown)'} is "
         + ("a CPU-only build" if tf.is_cuda_build is False else "not NVIDIA's build for Jetson") + ": it cannot use the Jetson's GPU",
         ("build_info: is_cuda_build = False" if tf.is_cuda_build is False else
-         f"version {tf.version} has no +nv tag: NVIDIA's Jetson wheels are versioned like 2.11.0+nv23.01",
+         f"version {tf.version} has no +{tag} tag: NVIDIA's Jetson wheels are versioned like 2.11.0+{tag}23.01",
          f"this board: {_where(facts, matrix)}"),
         Fix("Install NVIDIA's TensorFlow for Jetson for this JetPack release, or use the l4t-tensorflow container of this L4T",
             ("pip uninstall -y tensorflow", "cat /etc/nv_tegra_release   # the L4T release to choose the build by"), JETSON_TF_URL),

@@ -12,7 +12,7 @@ from ..model import Facts, Finding, Fix, Section, Severity
 from . import _builds as b
 
 if TYPE_CHECKING:
-    from ..matrix.model import Matrix
+    from ..matrix.tables.model import Matrix
 
 
 def tf_toolkit_of_another_minor(facts: Facts, matrix: "Matrix | None") -> Iterator[Finding]:

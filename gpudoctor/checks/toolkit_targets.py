@@ -10,7 +10,7 @@ from ..model import Facts, Finding, Fix, Section, Severity
 from ._facts import symptoms
 
 if TYPE_CHECKING:
-    from ..matrix.model import Matrix
+    from ..matrix.tables.model import Matrix
 
 
 def _cc(digits: str) -> tuple[int, int] | None:

@@ -175,3 +175,15 @@ def test_a_cuda_build_without_the_tag_an_unknown_version_or_no_jetson_is_silent(
     assert run(jetson.jetson_tf_not_jetson_build, board(tf=TensorflowBuild(path="/usr/lib/python3/dist-packages/tensorflow")), matrix) == []
     pc = Facts(host=Host(os="linux", arch="aarch64"), frameworks=Frameworks(tensorflow=TensorflowBuild(version="2.13.1", is_cuda_build=False)))
     assert run(jetson.jetson_tf_not_jetson_build, pc, matrix) == []
+
+
+def test_the_local_tag_is_the_jetpack_tables_not_the_codes(matrix):
+    import dataclasses
+
+    facts = board(tf=TensorflowBuild(version="2.13.1+nv23.08"), l4t="35.3.1")
+    assert run(jetson.jetson_tf_not_jetson_build, facts, matrix) == []  # the shipped table's tag: "nv"
+    other = dataclasses.replace(matrix, platform_tables=dataclasses.replace(matrix.platform_tables, jetson_tf_local_tag="xy"))
+    (f,) = run(jetson.jetson_tf_not_jetson_build, facts, other)
+    assert f.evidence[0] == "version 2.13.1+nv23.08 has no +xy tag: NVIDIA's Jetson wheels are versioned like 2.11.0+xy23.01"
+    untold = dataclasses.replace(matrix, platform_tables=dataclasses.replace(matrix.platform_tables, jetson_tf_local_tag=None))
+    assert run(jetson.jetson_tf_not_jetson_build, board(tf=TensorflowBuild(version="2.13.1"), l4t="35.3.1"), untold) == []

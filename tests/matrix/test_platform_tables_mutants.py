@@ -91,3 +91,17 @@ def test_a_row_marking_its_torch_index_unconfirmed_gets_no_files_even_with_an_in
     assert str(caught.value) == "gpudoctor writes no files for JetPack 6.2: the source of its torch wheels is unconfirmed"
     # the shipped row confirms its index: the same target gets the wheels
     assert solve(_with_jetpack(shipped), target, "torch").index_url == "https://pypi.jetson-ai-lab.dev/jp6/cu126"
+
+
+def test_the_jetson_tensorflow_tag_is_read_and_must_be_a_tag_with_its_sources(tmp_path):
+    source = 'tensorflow_sources = ["https://developer.download.nvidia.com/compute/redist/jp/v461/tensorflow/"]\n'
+    (tmp_path / "jetpack.toml").write_text(HEADER + 'tensorflow_local_tag = "nv"\n' + source + ROW.format(jetpack="6.1", l4t="36.4.0"), encoding="utf-8")
+    assert load_platform_tables(tmp_path, tomllib).jetson_tf_local_tag == "nv"
+    (tmp_path / "jetpack.toml").write_text(HEADER + 'tensorflow_local_tag = "+nv"\n' + source + ROW.format(jetpack="6.1", l4t="36.4.0"), encoding="utf-8")
+    with pytest.raises(MatrixError, match="tensorflow_local_tag"):
+        load_platform_tables(tmp_path, tomllib)
+    (tmp_path / "jetpack.toml").write_text(HEADER + 'tensorflow_local_tag = "nv"\n' + ROW.format(jetpack="6.1", l4t="36.4.0"), encoding="utf-8")
+    with pytest.raises(MatrixError, match="tensorflow_sources"):
+        load_platform_tables(tmp_path, tomllib)
+    (tmp_path / "jetpack.toml").write_text(HEADER + ROW.format(jetpack="6.1", l4t="36.4.0"), encoding="utf-8")
+    assert load_platform_tables(tmp_path, tomllib).jetson_tf_local_tag is None

@@ -78,6 +78,7 @@ class PlatformTables:
     accelerators: AcceleratorNotes | None = None
     reviewed: tuple[tuple[str, str], ...] = ()  # (file, reviewed date)
     sources: tuple[tuple[str, tuple[str, ...]], ...] = ()
+    jetson_tf_local_tag: str | None = None  # "nv": NVIDIA's Jetson TensorFlow wheels are versioned 2.11.0+nv23.01
 
     def jetpack_by_l4t(self, l4t: str | None) -> JetpackRelease | None:
         """The JetPack of an L4T release ("36.4.3"; "36.4" matches "36.4.0")."""
@@ -115,9 +116,19 @@ def load_platform_tables(directory: Path, tomllib: Any) -> PlatformTables:
             accelerators=_accelerators(docs["accelerators.toml"]) if "accelerators.toml" in docs else None,
             reviewed=tuple((name, r.date("reviewed")) for name, r in readers.items()),
             sources=tuple((name, r.urls("sources", required=True)) for name, r in readers.items()),
+            jetson_tf_local_tag=_tf_local_tag(readers["jetpack.toml"]) if "jetpack.toml" in readers else None,
         )
     except (KeyError, TypeError, ValueError) as exc:
         raise MatrixError(f"matrices/{'/'.join(docs)}: {exc}") from None
+
+
+def _tf_local_tag(r: Reader) -> str | None:
+    tag = r.str("tensorflow_local_tag", required=False)
+    if tag is not None and not tag.isalnum():
+        raise r.fail("tensorflow_local_tag", f"must be the letters of a local version tag (nv), not {tag!r}")
+    if tag is not None:
+        r.urls("tensorflow_sources", required=True)
+    return tag
 
 
 def _jetpack(r: Reader) -> tuple[JetpackRelease, ...]:
