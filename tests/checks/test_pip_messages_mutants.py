@@ -7,8 +7,17 @@ Equivalent mutants:
 - pip_messages._judged_by_the_matrix `... else matrix.tf_release(version) if (version) or True else None`, and the same
   in python_version_no_wheel_from_message: ``tf_release("")`` and ``torch_release("")`` are None, the value the
   unmutated branch gives for an empty version.
-- python_version_no_wheel_from_message `re.sub(..., symptom.subject or "XXXX")`: a symptom without a subject has no
-  package name (read from ``subject or ""``), so it is skipped before its version is used.
+- python_version_no_wheel_from_message `re.match(..., symptom.subject or "XXXX")`: a symptom without a subject then
+  has the package name "XXXX" instead of "", neither torch nor tensorflow, so it is skipped all the same.
+- python_version_no_wheel_from_message `re.match(r"([a-za-z_-]*)...")` for `[A-Za-z_-]`: the class reads only the
+  package name before the operator, and the two differ only on capital letters, which no subject's package name has:
+  the signatures that write them (pip-no-matching-distribution, pip-offered-versions) match the name
+  case-sensitively from lowercase alternatives.
+- _some_offered `(s.subject or "XXXX").startswith(f"{name}==")`: "XXXX" starts with no "NAME==", nor does "".
+- _some_offered `(s.subject or "XXXX").partition("|")`: reached only when the subject starts with "NAME==", so it is
+  never empty there.
+- _python_unknown `getattr(release, "python", None)` for `()`: the default is taken only when the release is None,
+  and None, like (), gives no Python range (``span`` is "").
 """
 
 from __future__ import annotations
@@ -198,3 +207,81 @@ def test_no_warning_where_pip_offered_versions_of_the_package_or_the_release_is_
     assert found(distribution("", "torch", line), None) == []  # no matrix, no judgement
     # the Python known and inside the release's range: nothing to say
     assert found(distribution("3.10.12", "torch==2.0.1", "No matching distribution found for torch==2.0.1")) == []
+
+
+# -- a published release pip cannot find, the Python unknown: the warning whole (pip_messages._python_unknown) ----------
+
+MACHINE = ("python -c \"import sys, struct, platform; print(sys.version, struct.calcsize('P') * 8, 'bit', platform.machine())\"",)
+WHY = ("pip says so when this interpreter's Python version or platform (32-bit, ARM, macOS) has no wheel of it, the index URL "
+       "has no such build, or pip is too old for the wheel's tag (pip before 19.0 cannot install manylinux2010 wheels)")
+PREVIOUS_TORCH_URL = "https://pytorch.org/get-started/previous-versions/"
+
+
+def unknown_python(section: Section, what: str, span: str, text: str, fix: str, url: str) -> Finding:
+    return Finding("python-version-no-wheel", Severity.WARNING, section,
+                   f"pip finds no {what} for this interpreter" + (f": it has wheels for Python {span} only" if span else ""),
+                   (f"log: {text}", f"{what} was published" + (f" for Python {span}" if span else "") + f"; {WHY}"),
+                   Fix(fix, MACHINE, url))
+
+
+@pytest.mark.parametrize(("subject", "line", "expected"), [
+    ("torch==1.13.1", "ERROR: No matching distribution found for torch==1.13.1",
+     unknown_python(Section.TORCH, "torch 1.13", "3.7–3.11", "ERROR: No matching distribution found for torch==1.13.1",
+                    "Use a Python 3.7–3.11 environment (64-bit) for torch 1.13", PREVIOUS_TORCH_URL)),
+    ("torch>=1.0", "No matching distribution found for torch>=1.0",  # a lower bound: no release, no Python range
+     unknown_python(Section.TORCH, "torch", "", "No matching distribution found for torch>=1.0",
+                    "Check that this Python (64-bit, its version) has torch wheels, and the index URL", PREVIOUS_TORCH_URL)),
+    ("tensorflow-gpu==1.15", "ERROR: No matching distribution found for tensorflow-gpu==1.15",
+     unknown_python(Section.TENSORFLOW, "tensorflow-gpu 1.15", "2.7–3.7", "ERROR: No matching distribution found for tensorflow-gpu==1.15",
+                    "Use a Python 2.7–3.7 environment (64-bit) for tensorflow-gpu 1.15", TF_URL)),
+    ("tensorflow", "ERROR: No matching distribution found for tensorflow",
+     unknown_python(Section.TENSORFLOW, "tensorflow", "", "ERROR: No matching distribution found for tensorflow",
+                    "Check that this Python (64-bit, its version) has tensorflow wheels, and the index URL", TF_URL)),
+])
+def test_the_python_unknown_warning_whole(subject, line, expected):
+    assert found(distribution("", subject, line)) == [expected]
+
+
+def test_some_offered_is_only_this_package_s_non_empty_list():
+    def some(name: str, *subjects: str | None) -> bool:
+        return pm._some_offered(dataclasses.replace(machine(python=""), symptoms=tuple(
+            Symptom("pip-offered-versions", "L", subject=s) for s in subjects)), name)
+
+    assert some("torch", "torch==1.13.1|2.0.0, 2.0.1") is True
+    assert some("torch", "torch==|2.0.0") is True
+    assert some("torch", "tensorflow==|2.16.1") is False  # another package's wheels say nothing of torch's
+    assert some("torch", "torch==|none") is False  # "(from versions: none)": nothing offered
+    assert some("torch", "torch==1.13.1| none ") is False
+    assert some("torch", "torch==1.13.1|") is False
+    assert some("torch", "torch==1.13.1") is False  # no list at all
+    assert some("torch", None, "torch==|none", "tensorflow==|2.16.1") is False
+    assert some("torch", None, "torch==|none", "torch==2.0.0|2.0.0") is True
+    assert pm._some_offered(dataclasses.replace(machine(python=""), symptoms=(
+        Symptom("no-matching-distribution", "L", subject="torch==|2.0.0"),)), "torch") is False  # not pip's list
+
+
+def test_another_package_s_offered_list_does_not_silence_the_warning():
+    line = "ERROR: No matching distribution found for torch"
+    tf_listed = Symptom("pip-offered-versions", "... (from versions: 2.16.1)", subject="tensorflow==|2.16.1")
+    (finding,) = found(distribution("", "torch", line, tf_listed))
+    assert finding.title == "pip finds no torch for this interpreter"
+
+
+def test_a_package_without_a_release_named_is_judged_by_its_own_releases_pythons():
+    # some torch has a Python 3.14 wheel, no tensorflow has: each package's releases count, not another's
+    line = "ERROR: No matching distribution found for tensorflow"
+    (f,) = found(distribution("3.14.0", "tensorflow", line))
+    assert (f.severity, f.section, f.title) == (Severity.ERROR, Section.TENSORFLOW,
+                                                "Python 3.14 has no wheel of tensorflow: pip finds nothing to install")
+    assert f.evidence == (f"log: {line}", "this Python is 3.14.0", "tensorflow has wheels for Python 2.7–3.13")
+    assert found(distribution("3.14.0", "torch", "ERROR: No matching distribution found for torch")) == []
+
+
+def test_every_request_is_named_when_the_python_is_unknown():
+    facts = distribution("", "torch==1.13.1", "A", Symptom("no-matching-distribution", "B", subject="tensorflow-gpu==1.15"))
+    assert [f.title for f in found(facts)] == [
+        "pip finds no torch 1.13 for this interpreter: it has wheels for Python 3.7–3.11 only",
+        "pip finds no tensorflow-gpu 1.15 for this interpreter: it has wheels for Python 2.7–3.7 only"]
+    # a request pip has wheels of (or the matrix does not know) does not stop the next one
+    facts = distribution("", "torch==0.0.7", "A", Symptom("no-matching-distribution", "B", subject="tensorflow-gpu==1.15"))
+    assert [f.evidence[0] for f in found(facts)] == ["log: B"]
