@@ -106,6 +106,59 @@ def test_a_cpu_distribution_listed_without_a_version_does_not_block():
     assert out.frameworks.tensorflow.is_cuda_build is True
 
 
+# -- Windows up to 2.10, and "installed with pip" where no package list names tensorflow -----------------------------
+
+WINDOWS = Host(os="windows", arch="amd64", python="3.7.7")
+FROM_PIP = Symptom("tensorflow-from-pip", "- TensorFlow installed from: pip", "tensorflow")
+
+
+def said(tf: TensorflowBuild | None, host=LINUX, packages=None, *symptoms: Symptom) -> Facts:
+    return Facts(host=host, python_packages=packages, frameworks=Frameworks(tensorflow=tf) if tf else None,
+                 symptoms=symptoms or None, provenance={})
+
+
+@pytest.mark.parametrize("version", ["2.1.0", "2.3.1", "2.10.0", "2.10.1"])
+def test_a_windows_wheel_up_to_2_10_is_the_cuda_build(version):
+    out = derive(facts({"tensorflow": version}, host=WINDOWS, provenance={}), None)
+    assert out.frameworks.tensorflow == TensorflowBuild(version=version, is_cuda_build=True)
+    assert out.provenance == {"frameworks.tensorflow.is_cuda_build":
+                              f"derived: the package index's tensorflow {version} wheel for Windows x86_64 is the CUDA build"}
+
+
+@pytest.mark.parametrize("version", ["2.11.0", "2.12.0", "3.0.0"])
+def test_a_windows_wheel_after_2_10_is_not(version):
+    before = facts({"tensorflow": version}, host=WINDOWS, provenance={})
+    assert derive(before, None) is before
+    before = said(TensorflowBuild(version=version), WINDOWS, None, FROM_PIP)
+    assert derive(before, None) is before
+
+
+def test_installed_with_pip_names_the_index_s_wheel_with_the_words_as_provenance():
+    words = "  - TensorFlow installed from (source or binary): pip install tensorflow==2.4.0 in a fresh venv on Ubuntu 18.04  "
+    out = derive(said(TensorflowBuild(version="2.4.0"), LINUX, None, Symptom("tensorflow-from-pip", words, "tensorflow")), None)
+    assert out.frameworks.tensorflow == TensorflowBuild(version="2.4.0", is_cuda_build=True)
+    assert out.provenance == {"frameworks.tensorflow.is_cuda_build": (
+        "derived: the package index's tensorflow 2.4.0 wheel for Linux x86_64 is the CUDA build"
+        f" (installed with pip: {words.strip()[:60]!r})")}
+    assert len(words.strip()) > 61  # the words are cut at 60 characters
+
+
+def test_installed_with_pip_on_windows_without_a_list():
+    out = derive(said(TensorflowBuild(version="2.1.0"), WINDOWS, None, FROM_PIP), None)
+    assert out.provenance == {"frameworks.tensorflow.is_cuda_build":
+                              "derived: the package index's tensorflow 2.1.0 wheel for Windows x86_64 is the CUDA build"
+                              " (installed with pip: '- TensorFlow installed from: pip')"}
+
+
+def test_on_linux_a_package_list_without_tensorflow_outweighs_installed_with_pip():
+    before = said(TensorflowBuild(version="2.4.0"), LINUX, {"numpy": "1.19.5", "tensorflow-gpu": "2.4.0"}, FROM_PIP)
+    assert derive(before, None) is before
+    # without a list, or with the list naming it, the words decide
+    assert derive(said(TensorflowBuild(version="2.4.0"), LINUX, {}, FROM_PIP), None).frameworks.tensorflow.is_cuda_build is True
+    listed = derive(said(TensorflowBuild(version="2.4.0"), LINUX, {"tensorflow": "2.4.0"}, FROM_PIP), None)
+    assert listed.provenance == {"frameworks.tensorflow.is_cuda_build": WHY.format("2.4.0")}  # the list speaks, not the words
+
+
 # -- torch's CUDA build from its own words --------------------------------------------------------------------------
 
 NO_DRIVER = Symptom("no-driver-found", "RuntimeError: Found no NVIDIA driver on your system. Please check that you have an "
