@@ -84,9 +84,10 @@ def _fields(document: Document) -> Iterator[tuple[int, str, str, bool]]:
     # a field has a colon, a heading or a bullet: the other lines are never looked at (str.lstrip strips what \s is)
     for number in sorted(set(document.lines_with(":")).union(document.lines_starting(_MARKED))):
         line = lines[number - 1]
-        if ":" not in line and not line.lstrip().startswith(("#", "-", "*", "+")):
+        first = line.lstrip()[:1]
+        if ":" not in line and first not in ("#", "-", "*", "+"):
             continue
-        heading = _HEADING.match(line)
+        heading = _HEADING.match(line) if line.startswith("##") else None
         if heading:
             label = _label(heading.group(1))
             if label in _LABELS:
@@ -94,7 +95,7 @@ def _fields(document: Document) -> Iterator[tuple[int, str, str, bool]]:
                 if found:
                     yield found[0], label, found[1], True
             continue
-        shaped = _shaped_field(line)
+        shaped = _shaped_field(line) if first in ("-", "*", "+") else None  # both patterns start with one of these
         strong = shaped is not None
         if shaped:
             raw_label, answer = shaped
