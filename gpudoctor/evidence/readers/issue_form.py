@@ -101,7 +101,9 @@ def _fields(document: Document) -> Iterator[tuple[int, str, str, bool]]:
             raw_label, answer = shaped
         else:
             m = _BARE.match(line)
-            if not m or (skip_collect_env and collect_env._FIELD.match(line)):
+            if not m or _label(m.group(1)) not in _LABELS:  # the label first: most lines of a log have none we know
+                continue
+            if skip_collect_env and collect_env._FIELD.match(line):
                 continue  # collect_env's own "OS: ..." lines are its output, read by its reader
             raw_label, answer = m.group(1), m.group(2)
         label = _label(raw_label)
@@ -134,7 +136,7 @@ def _has_collect_env(document: Document) -> bool:
                for number in document.lines_with(*collect_env._DISTINCTIVE))
 
 
-@functools.lru_cache(maxsize=512)
+@functools.lru_cache(maxsize=4096)  # a long log repeats its lines: more labels than 512, read in a cycle, hit none
 def _label(text: str) -> str:
     text = _PARENTHESES.sub("", text.replace("**", "").replace("`", ""))
     return re.sub(r"\s+", " ", text.strip().strip(":").strip()).lower()
