@@ -26,7 +26,8 @@ PLANS = {
 }
 PRETRAIN = TrainingPlan(steps=60, batch=32, lr=3e-3, eval_n=0, target=assess.LearnTarget(0.0, 0.0))
 TRANSFER_SIZE = 32
-# How the backbone is pretrained here: the name of gpudoctor's cache entry holds it, so a change pretrains afresh.
+# How the backbone is pretrained here: the name of gpudoctor's cache entry holds it, so a change pretrains afresh
+# (a change to data.pretrain_data must change it too).
 RECIPE = f"c16-c32-s{TRANSFER_SIZE}-{PRETRAIN.steps}x{PRETRAIN.batch}-lr{PRETRAIN.lr:g}-seed3"
 
 Apply = Callable[[dict, jnp.ndarray], jnp.ndarray]

@@ -29,7 +29,8 @@ PLANS = {
 }
 # 60 steps at 64 x 64 (weights.KERAS_PRETRAIN_HERE_SIZE), not 30 at 96 x 96: cheaper, and better features (above)
 PRETRAIN = TrainingPlan(steps=60, batch=32, lr=5e-3, eval_n=0, target=assess.LearnTarget(0.0, 0.0))
-# How the backbone is pretrained here: the name of gpudoctor's cache entry holds it, so a change pretrains afresh.
+# How the backbone is pretrained here: the name of gpudoctor's cache entry holds it, so a change pretrains afresh
+# (a change to data.pretrain_data must change it too).
 RECIPE = f"s{weights.KERAS_PRETRAIN_HERE_SIZE}-{PRETRAIN.steps}x{PRETRAIN.batch}-lr{PRETRAIN.lr:g}-seed3-bn8"
 _PLACEMENT_LINE = re.compile(r"^(\S+): \((\w+)\): (/job:\S+)$")
 

@@ -24,7 +24,8 @@ PLANS = {
 # against the 0.50 bar, loss drop 0.90-1.00 against 0.30, over three seeds of data and weights (measured).
 PRETRAIN = TrainingPlan(steps=20, batch=32, lr=2e-3, eval_n=0, target=assess.LearnTarget(0.0, 0.0))
 TRANSFER_SIZE = 64
-# How the backbone is pretrained here: the name of gpudoctor's cache entry holds it, so a change pretrains afresh.
+# How the backbone is pretrained here: the name of gpudoctor's cache entry holds it, so a change pretrains afresh
+# (a change to data.pretrain_data must change it too).
 RECIPE = f"s{TRANSFER_SIZE}-{PRETRAIN.steps}x{PRETRAIN.batch}-lr{PRETRAIN.lr:g}-seed3-bn8"
 
 
