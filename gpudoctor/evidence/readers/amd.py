@@ -20,10 +20,10 @@ _RUNTIME = re.compile(r"^\s*(HIP runtime version|MIOpen runtime version)\s*:\s*(
 
 def read(document: Document) -> Iterator[Observation]:
     text = document.text
-    if "rocminfo" not in text.lower() and "HSA Agents" not in text and "GPU[" not in text and "GPU:" not in text \
+    if "HSA Agents" not in text and "GPU[" not in text and "GPU:" not in text \
             and "ROCk module" not in text and "runtime version" not in text and "ROCm version" not in text \
-            and "hipError" not in text and "HIP error" not in text:
-        return  # none of the formats can be here: keep a large paste cheap
+            and "hipError" not in text and "HIP error" not in text and "rocminfo" not in text.lower():
+        return  # none of the formats can be here: keep a large paste cheap (the text lowercased last: it is dearest)
     amd_smi, rocm = parse_amd_smi(text)  # once: it reads every line
     for gpus, reader in ((parse_rocminfo(text) if "HSA Agents" in text else [], "rocminfo"),
                          (parse_rocm_smi(text), "rocm-smi"),

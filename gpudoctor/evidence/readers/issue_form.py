@@ -90,9 +90,10 @@ def _fields(document: Document) -> Iterator[tuple[int, str, str, bool]]:
     # a field has a colon, a heading or a bullet: the other lines are never looked at (str.lstrip strips what \s is)
     for number in sorted(set(document.lines_with(":")).union(document.lines_starting(_MARKED))):
         line = lines[number - 1]
-        if ":" not in line and not line.lstrip().startswith(("#", "-", "*", "+")):
+        first = line.lstrip()[:1]
+        if ":" not in line and first not in ("#", "-", "*", "+"):
             continue
-        heading = _HEADING.match(line)
+        heading = _HEADING.match(line) if line.startswith("##") else None
         if heading:
             label = _label(heading.group(1))
             if label in _LABELS:
@@ -100,13 +101,15 @@ def _fields(document: Document) -> Iterator[tuple[int, str, str, bool]]:
                 if found:
                     yield found[0], label, found[1], True
             continue
-        shaped = _shaped_field(line)
+        shaped = _shaped_field(line) if first in ("-", "*", "+") else None  # both patterns start with one of these
         strong = shaped is not None
         if shaped:
             raw_label, answer = shaped
         else:
             m = _BARE.match(line)
-            if not m or (skip_collect_env and collect_env._FIELD.match(line)):
+            if not m or _label(m.group(1)) not in _LABELS:  # the label first: most lines of a log have none we know
+                continue
+            if skip_collect_env and collect_env._FIELD.match(line):
                 continue  # collect_env's own "OS: ..." lines are its output, read by its reader
             raw_label, answer = m.group(1), m.group(2)
         label = _label(raw_label)
@@ -139,7 +142,7 @@ def _has_collect_env(document: Document) -> bool:
                for number in document.lines_with(*collect_env._DISTINCTIVE))
 
 
-@functools.lru_cache(maxsize=512)
+@functools.lru_cache(maxsize=4096)  # a long log repeats its lines: more labels than 512, read in a cycle, hit none
 def _label(text: str) -> str:
     text = _PARENTHESES.sub("", text.replace("**", "").replace("`", ""))
     return re.sub(r"\s+", " ", text.strip().strip(":").strip()).lower()

@@ -12,7 +12,7 @@ from gpudoctor.verify import assess
 from gpudoctor.workloads import data, weights
 from gpudoctor.verify.jax_cases import device as dev
 from gpudoctor.verify.jax_cases import models
-from gpudoctor.verify.jax_cases.training import PLANS, TRANSFER_SIZE, PlacementLog, cross_entropy, evaluate, pretrain, train
+from gpudoctor.verify.jax_cases.training import PLANS, TRANSFER_SIZE, PlacementLog, cross_entropy, evaluate, pretrained, train
 from gpudoctor.verify.model import CaseRequest, SmokeCheck, SmokeStatus
 from gpudoctor.verify.training_plan import Progress, training_summary
 
@@ -31,7 +31,8 @@ def _make(test: str, request: CaseRequest, device, notes: list[str], out: dict[s
     out["weights"] = source.description
     if source.kind == "fallback":
         notes.append(weights.FALLBACK_NOTE)
-        backbone = pretrain(request.lr_scale, device, progress)
+        backbone, reused = pretrained(request.lr_scale, device, progress)
+        out["weights"] = reused or source.description
     x, y = data.transfer_data(n, seed=1, size=TRANSFER_SIZE)
     ex, ey = data.transfer_data(plan.eval_n, seed=2, size=TRANSFER_SIZE)
     head = {"head": models.head_init(data.TRANSFER_CLASSES, 2)}

@@ -12,18 +12,23 @@ import jax.numpy as jnp
 import numpy as np
 
 from gpudoctor.verify import assess
-from gpudoctor.workloads import data
+from gpudoctor.workloads import data, weights
 from gpudoctor.verify.jax_cases import models
 from gpudoctor.verify.jax_cases.device import on
 from gpudoctor.verify.training_plan import Progress, TrainingPlan
 
+# The CNN trains 20 steps, not 40 (issue 23): a step of XLA's CPU convolutions costs ~0.15 CPU-s on 2 cores, four
+# times torch's; accuracy 0.99-1.00 against the 0.60 bar and loss drop 0.97-0.98 against 0.50 over three seeds.
 PLANS = {
-    "cnn": TrainingPlan(steps=40, batch=64, lr=2e-3, eval_n=512, target=assess.LearnTarget(min_drop=0.5, min_accuracy=0.6)),
+    "cnn": TrainingPlan(steps=20, batch=64, lr=2e-3, eval_n=512, target=assess.LearnTarget(min_drop=0.5, min_accuracy=0.6)),
     "lstm": TrainingPlan(steps=60, batch=64, lr=1e-2, eval_n=512, target=assess.LearnTarget(min_drop=0.3, min_accuracy=0.3)),
     "transfer": TrainingPlan(steps=80, batch=32, lr=2e-2, eval_n=256, target=assess.LearnTarget(min_drop=0.3, min_accuracy=0.5), cosine=True),
 }
 PRETRAIN = TrainingPlan(steps=60, batch=32, lr=3e-3, eval_n=0, target=assess.LearnTarget(0.0, 0.0))
 TRANSFER_SIZE = 32
+# How the backbone is pretrained here: the name of gpudoctor's cache entry holds it, so a change pretrains afresh
+# (a change to data.pretrain_data must change it too).
+RECIPE = f"c16-c32-s{TRANSFER_SIZE}-{PRETRAIN.steps}x{PRETRAIN.batch}-lr{PRETRAIN.lr:g}-seed3"
 
 Apply = Callable[[dict, jnp.ndarray], jnp.ndarray]
 
@@ -97,3 +102,20 @@ def pretrain(lr_scale: float, device, progress: Progress) -> dict:
     trained, _ = train(models.transfer_apply, params, None, x, y, PRETRAIN, PRETRAIN.lr * lr_scale, device, progress,
                        "pretraining backbone")  # fmt: skip
     return jax.tree.map(np.asarray, trained["backbone"])
+
+
+def pretrained(lr_scale: float, device, progress: Progress) -> tuple[dict, str | None]:
+    """The backbone pretrained here (task A): taken from gpudoctor's cache when an earlier run kept one of the same
+    recipe and JAX, else pretrained now and kept. -> (its arrays, the description of a reused backbone or None). A
+    run with a scaled learning rate (gpudoctor's own fault injection) neither reuses nor keeps one."""
+    path = weights.pretrained_here_path("jax", jax.__version__, "backbone", RECIPE)
+    fresh = models.backbone_init(0)
+    if lr_scale == 1.0:
+        arrays = weights.load_pretrained_here(path, {f"{layer}.{k}": a.shape for layer, p in fresh.items() for k, a in p.items()})
+        if arrays is not None and path is not None:
+            backbone = {layer: {k: np.asarray(arrays[f"{layer}.{k}"], np.float32) for k in p} for layer, p in fresh.items()}
+            return backbone, weights.pretrained_here_source(weights.JAX_BACKBONE, path, weights.jax_cache_path()).description
+    backbone = pretrain(lr_scale, device, progress)
+    if lr_scale == 1.0:
+        weights.save_pretrained_here(path, {f"{layer}.{k}": np.asarray(a) for layer, p in backbone.items() for k, a in p.items()})
+    return backbone, None

@@ -17,7 +17,7 @@ from gpudoctor.verify.training_plan import Progress, training_summary
 from gpudoctor.verify.tf_cases import device as devices
 from gpudoctor.verify.tf_cases.checks import agreement_check, amp_check, placement_check
 from gpudoctor.verify.tf_cases.models import cnn_model, frozen_transfer_model, lstm_model, transfer_model
-from gpudoctor.verify.tf_cases.training import PLANS, evaluate, pretrain, train
+from gpudoctor.verify.tf_cases.training import PLANS, evaluate, pretrained, train
 
 
 def _make(request: CaseRequest, dev: devices.Device, notes: list[str], out: dict[str, Any], progress: Progress):
@@ -35,13 +35,14 @@ def _make(request: CaseRequest, dev: devices.Device, notes: list[str], out: dict
         out["weights"] = source.description
         if source.kind == "fallback":
             notes.append(weights.FALLBACK_NOTE)
-            pretrain(backbone, dev, request.lr_scale, progress)
+            out["weights"] = pretrained(backbone, dev, request.lr_scale, progress) or source.description
         backbone.trainable = False
         keras.utils.set_random_seed(0)
-        x, y = data.transfer_data(n, seed=1, size=weights.KERAS_SIZE)
-        ex, ey = data.transfer_data(plan.eval_n, seed=2, size=weights.KERAS_SIZE)
+        size = backbone.input_shape[1]
+        x, y = data.transfer_data(n, seed=1, size=size)
+        ex, ey = data.transfer_data(plan.eval_n, seed=2, size=size)
         classes = data.TRANSFER_CLASSES
-        build: Callable[[], keras.Model] = lambda: frozen_transfer_model(classes)  # noqa: E731
+        build: Callable[[], keras.Model] = lambda: frozen_transfer_model(classes, size)  # noqa: E731
         return build, transfer_model(backbone, classes), x, y, ex, ey, backbone, classes
 
 

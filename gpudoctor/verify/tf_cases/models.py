@@ -37,7 +37,7 @@ def lstm_model() -> keras.Model:
 
 
 def transfer_model(backbone: keras.Model, classes: int, name: str = "transfer") -> keras.Model:
-    inputs = keras.Input((weights.KERAS_SIZE, weights.KERAS_SIZE, 3))
+    inputs = keras.Input(backbone.input_shape[1:])  # 96 x 96 for keras' weights, 64 x 64 for a backbone pretrained here
     x = keras.layers.Rescaling(2.0, offset=-1.0)(inputs)  # [0, 1] -> [-1, 1], MobileNetV2's preprocessing
     x = backbone(x, training=False)  # frozen or not, inference-mode BatchNorm is what transfer learning wants
     x = keras.layers.GlobalAveragePooling2D()(x)
@@ -45,10 +45,10 @@ def transfer_model(backbone: keras.Model, classes: int, name: str = "transfer") 
     return keras.Model(inputs, outputs, name=name)
 
 
-def frozen_transfer_model(classes: int) -> keras.Model:
+def frozen_transfer_model(classes: int, size: int = weights.KERAS_SIZE) -> keras.Model:
     """A fresh transfer model of the same shape (a copy's skeleton: for the agreement and mixed-precision steps)."""
     clone = keras.applications.MobileNetV2(
-        input_shape=(weights.KERAS_SIZE, weights.KERAS_SIZE, 3), alpha=weights.KERAS_ALPHA, include_top=False,
+        input_shape=(size, size, 3), alpha=weights.KERAS_ALPHA, include_top=False,
         weights=None,
     )  # fmt: skip
     clone.trainable = False

@@ -16,7 +16,7 @@ from gpudoctor.verify.training_plan import Progress, training_summary
 from gpudoctor.workloads import torch_device as dev
 from gpudoctor.verify.torch_cases.checks import agreement_check, amp_check, placement_check
 from gpudoctor.workloads.torch_models import Cnn, Lstm, Transfer, images
-from gpudoctor.verify.torch_cases.training import PLANS, TRANSFER_SIZE, PlacementLog, evaluate, pretrain, train
+from gpudoctor.verify.torch_cases.training import PLANS, TRANSFER_SIZE, PlacementLog, evaluate, pretrained, train
 
 
 def _make(test: str, request: CaseRequest, device: torch.device, notes: list[str], out: dict[str, Any], progress: Progress):
@@ -35,7 +35,7 @@ def _make(test: str, request: CaseRequest, device: torch.device, notes: list[str
     out["weights"] = source.description
     if source.kind == "fallback":
         notes.append(weights.FALLBACK_NOTE)
-        pretrain(backbone, device, request.lr_scale, progress)
+        out["weights"] = pretrained(backbone, device, request.lr_scale, progress) or source.description
     x, y = data.transfer_data(n, seed=1, size=TRANSFER_SIZE)
     ex, ey = data.transfer_data(plan.eval_n, seed=2, size=TRANSFER_SIZE)
     model = Transfer(backbone, data.TRANSFER_CLASSES)

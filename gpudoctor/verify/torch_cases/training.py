@@ -10,7 +10,7 @@ import torch
 from torch import nn
 
 from gpudoctor.verify import assess
-from gpudoctor.workloads import data
+from gpudoctor.workloads import data, weights
 from gpudoctor.verify.training_plan import TrainingPlan, Progress
 from gpudoctor.workloads.torch_device import same_device, sync
 from gpudoctor.workloads.torch_models import Transfer, images
@@ -20,8 +20,13 @@ PLANS = {
     "lstm": TrainingPlan(steps=60, batch=64, lr=5e-3, eval_n=512, target=assess.LearnTarget(min_drop=0.3, min_accuracy=0.3)),
     "transfer": TrainingPlan(steps=80, batch=32, lr=1e-2, eval_n=256, target=assess.LearnTarget(min_drop=0.3, min_accuracy=0.5)),
 }
-PRETRAIN = TrainingPlan(steps=60, batch=32, lr=2e-3, eval_n=0, target=assess.LearnTarget(0.0, 0.0))
+# 20 steps, not 60 (issue 23: 7 CPU-s instead of 21 on 2 cores): the frozen features still reach accuracy 0.96-1.00
+# against the 0.50 bar, loss drop 0.90-1.00 against 0.30, over three seeds of data and weights (measured).
+PRETRAIN = TrainingPlan(steps=20, batch=32, lr=2e-3, eval_n=0, target=assess.LearnTarget(0.0, 0.0))
 TRANSFER_SIZE = 64
+# How the backbone is pretrained here: the name of gpudoctor's cache entry holds it, so a change pretrains afresh
+# (a change to data.pretrain_data must change it too).
+RECIPE = f"s{TRANSFER_SIZE}-{PRETRAIN.steps}x{PRETRAIN.batch}-lr{PRETRAIN.lr:g}-seed3-bn8"
 
 
 def evaluate(model: nn.Module, x: torch.Tensor, y: torch.Tensor, device: torch.device) -> tuple[float, float]:
@@ -102,3 +107,20 @@ def pretrain(backbone: nn.Module, device: torch.device, lr_scale: float, progres
     for m in norms:
         m.momentum = 0.01
     model.cpu()
+
+
+def pretrained(backbone: nn.Module, device: torch.device, lr_scale: float, progress: Progress) -> str | None:
+    """The backbone pretrained here (task A): taken from gpudoctor's cache when an earlier run kept one of the same
+    recipe and torch, else pretrained now and kept. -> the description of a reused backbone (None: pretrained now).
+    A run with a scaled learning rate (gpudoctor's own fault injection) neither reuses nor keeps one."""
+    path = weights.pretrained_here_path("torch", torch.__version__, weights.TORCH_BACKBONE, RECIPE)
+    state = backbone.state_dict()
+    if lr_scale == 1.0:
+        arrays = weights.load_pretrained_here(path, {k: tuple(v.shape) for k, v in state.items()})
+        if arrays is not None and path is not None:
+            backbone.load_state_dict({k: torch.from_numpy(arrays[k]).to(state[k].dtype) for k in state}, strict=True)
+            return weights.pretrained_here_source(weights.TORCH_BACKBONE, path, weights.torch_cache_path()).description
+    pretrain(backbone, device, lr_scale, progress)
+    if lr_scale == 1.0:
+        weights.save_pretrained_here(path, {k: v.detach().cpu().numpy() for k, v in backbone.state_dict().items()})
+    return None
