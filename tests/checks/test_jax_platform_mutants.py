@@ -7,7 +7,10 @@ machines where JAX's CPU fallback is not that gap.
 Equivalent mutants: `(s.subject or "XXXX").partition("|")` for `or ""`: "XXXX" starts with no "jaxlib==", as "" does;
 `.rpartition("|")` for `.partition("|")`: the subject is "requirement|versions" (matrices/signatures.toml,
 pip-offered-versions), where the requirement cannot hold a "|" and pip's version list holds none, so the first "|" is
-the last; without one, both leave no "jaxlib==" requirement."""
+the last; without one, both leave no "jaxlib==" requirement; _platform's `.get(host.os or "XXXX")` for `or ""`: neither
+is a key of the OS table, so an unknown OS is no platform either way; `nvidia_gpu_support(platform) if (platform) or True`:
+with no platform it asks the table for None, which jax.toml's [nvidia_gpu_platforms] (keyed by platform names) never
+holds, so support is None as without asking."""
 
 from __future__ import annotations
 
@@ -105,3 +108,11 @@ def test_the_platform_table_decides_not_the_code():
     linux_no = dataclasses.replace(MATRIX, jax=dataclasses.replace(MATRIX.jax, nvidia_gpu_platforms=(("linux", "no"),)))
     (f,) = run(Facts(host=Host(os="linux"), symptoms=(refused,)), linux_no)
     assert f.severity == Severity.ERROR
+
+
+def test_the_host_as_the_platform_table_names_it():
+    assert p._platform(Facts()) is None
+    assert p._platform(Facts(host=Host(os="linux", wsl=2))) == "wsl2"
+    assert p._platform(Facts(host=Host(os="linux", wsl=1))) is None  # WSL 1 has no GPU: not JAX's wsl2 row
+    assert [p._platform(Facts(host=Host(os=os))) for os in ("linux", "windows", "darwin", "freebsd", None)] == \
+        ["linux", "windows", "macos", None, None]

@@ -11,7 +11,7 @@ import pytest
 
 from gpudoctor.checks import messages as m
 from gpudoctor.matrix import load_matrix
-from gpudoctor.model import Facts, Finding, Fix, Gpu, Host, Libraries, Library, Section, Severity, Symptom
+from gpudoctor.model import AmdGpu, Facts, Finding, Fix, Gpu, Host, Libraries, Library, Section, Severity, Symptom
 
 GPU_0 = Gpu(index=0, name="NVIDIA GeForce RTX 4090")
 
@@ -107,6 +107,33 @@ def test_log_findings_come_from_the_matrix():
 DRIVER_FIX = Fix("Install the NVIDIA driver (580 or newer runs every current PyTorch and TensorFlow build), then reboot",
                  ("nvidia-smi   # must list the GPU", "sudo ubuntu-drivers install   # Ubuntu; other distributions: the vendor's package"),
                  "https://www.nvidia.com/en-us/drivers/")
+
+
+def test_a_missing_driver_where_no_nvidia_gpu_is_known_says_so_whole():
+    line = Symptom("library-not-loadable", "OSError: libcuda.so.1: cannot open shared object file: No such file or directory", subject="libcuda.so.1")
+    assert list(m.driver_library_not_loadable(Facts(symptoms=(line,)), None)) == [Finding(
+        "gpu-without-driver", Severity.WARNING, Section.GPU,
+        "The NVIDIA driver's user-space library (libcuda) is not installed or not found (if this machine has an NVIDIA GPU)",
+        (f"log: {line.text}", "libcuda comes with the NVIDIA driver; the CUDA toolkit or pip wheels do not provide it",
+         "nothing here shows an NVIDIA GPU: the same words come from a machine without one (a Mac, an AMD GPU, "
+         "a notebook's CPU runtime) and from a container started without GPUs"),
+        DRIVER_FIX)]
+
+
+def test_the_driver_library_name_is_read_in_any_case():
+    # Windows names files without regard to case: a loader message may spell nvcuda.dll in capitals
+    line = Symptom("library-not-loadable", "Could not load dynamic library 'NVCUDA.DLL'", subject="NVCUDA.DLL")
+    (f,) = m.driver_library_not_loadable(Facts(symptoms=(line,), gpus=(GPU_0,)), None)
+    assert (f.id, f.severity, f.evidence[0]) == ("gpu-without-driver", Severity.ERROR, f"log: {line.text}")
+
+
+def test_an_amd_machine_expects_no_nvidia_driver_unless_an_nvidia_gpu_is_there_too():
+    line = Symptom("nvidia-driver-not-loaded", "RuntimeError: Found no NVIDIA driver on your system.")
+    amd = (AmdGpu(index=0, name="AMD Radeon RX 7900 XTX", gfx_target="gfx1100"),)
+    assert list(m.driver_library_not_loadable(Facts(symptoms=(line,), amd_gpus=amd), None)) == []  # NVIDIA not known
+    assert list(m.driver_library_not_loadable(Facts(symptoms=(line,), amd_gpus=amd, gpus=(), pci_devices=()), None)) == []  # none
+    (f,) = m.driver_library_not_loadable(Facts(symptoms=(line,), amd_gpus=amd, gpus=(GPU_0,)), None)  # both kinds of GPU
+    assert (f.id, f.severity) == ("gpu-without-driver", Severity.ERROR)
 
 
 def test_found_no_nvidia_driver_is_a_missing_driver():

@@ -20,6 +20,7 @@ from tests.evidence.corpus import threads
 
 EVENTS = Path(__file__).resolve().parent.parent / "data" / "github-events"
 MATRIX = load_matrix()
+TF_BUILD = 'python -c "import tensorflow as tf; print(tf.__version__, tf.sysconfig.get_build_info())"'
 
 
 def body(name: str) -> str:
@@ -93,6 +94,10 @@ def test_a_cause_resting_only_on_the_reporters_words_is_not_named():
     thread = next(t for t in threads() if t.name == "gh-tensorflow-62080")  # Windows stated in the issue form only
     result = triage([(thread.pasted, thread.name)], MATRIX)
     assert result.outcome is Outcome.ASK and result.cause is None and "states" in result.doubt
+    # the commands are those of the stated facts the cause needs (TensorFlow's version, the OS), not of every stated one
+    assert (result.doubt, result.doubt_commands) == (
+        "it rests on what the report states in words or in the issue form, not on output a command printed",
+        (TF_BUILD, 'python -c "import platform, sys; print(platform.platform(), sys.version)"'))
     assert triage([(thread.pasted, thread.name)], MATRIX, only_when_sure=True).outcome is Outcome.UNSURE
     reply = render_reply(result)
     assert "gpudoctor cannot tell" in reply and "```sh" in reply
@@ -168,3 +173,32 @@ def test_an_effect_without_its_cause_is_asked_about_not_named():
     assert "framework-import-failed" in {f.id for f in result.report.findings}
     assert result.outcome is Outcome.ASK and result.cause is None
     assert result.doubt == "the report shows that the GPU cannot be used, but not why"
+
+
+def test_doubt_of_a_warning_and_of_a_cause_the_pasted_outputs_disagree_about():
+    import dataclasses
+
+    from gpudoctor.model import Contradiction, Severity
+    from gpudoctor.triage import _doubt
+
+    judge = support.judge_with(MATRIX, "x")
+    printed = [Observation("frameworks.torch.version", "2.6.0+cu126", 1, "collect_env"),
+               Observation("frameworks.torch.arch_list", ["sm_50", "sm_80", "sm_90"], 2, "collect_env"),
+               Observation("gpus[0].name", "NVIDIA GeForce RTX 5090", 3, "nvidia-smi"),
+               Observation("gpus[0].compute_capability", "12.0", 4, "nvidia-smi")]
+    report = judge(printed)
+    (cause,) = [f for f in report.findings if f.id == "gpu-arch-not-in-build"]
+    assert _doubt(printed, printed, report, cause, judge)[:2] == (None, ())  # nothing disagrees: it may be named
+    # a warning is what may go wrong, never the cause; its section's command would show more
+    warning = dataclasses.replace(cause, severity=Severity.WARNING)
+    assert _doubt(printed, printed, report, warning, judge) == (
+        "what the report shows may go wrong, but not why the GPU does not work", ("python -m torch.utils.collect_env",), [])
+    # the outputs disagree about the GPU (twice) and the torch build the cause rests on, and about an unrelated Python
+    gpu = ("gpus[0].name", "NVIDIA GeForce RTX 5090", "nvidia-smi, line 3")
+    disagree = (Contradiction("host.python", "3.11", "collect_env, line 2", "3.12", "pip list, line 1"),
+                Contradiction(*gpu, "NVIDIA A100-SXM4-80GB", "issue form"),
+                Contradiction("frameworks.torch.version", "2.6.0+cu126", "collect_env, line 1", "2.8.0+cu128", "pip list, line 4"),
+                Contradiction(*gpu, "NVIDIA GeForce RTX 4090", "issue body"))
+    report = dataclasses.replace(report, facts=dataclasses.replace(report.facts, contradictions=disagree))
+    assert _doubt(printed, printed, report, cause, judge) == (
+        "the pasted outputs disagree about gpus[0].name, frameworks.torch.version", ("nvidia-smi", "python -m torch.utils.collect_env"), [])

@@ -1,0 +1,50 @@
+"""environment.gpu_seen_then_hidden finding by finding (issue 11: mutation score of checks/environment.py): torch that
+saw the GPU in one process while the failing run says "No CUDA GPUs are available" is the run's CUDA_VISIBLE_DEVICES.
+test_signature_classes.py judges the pasted lines end to end; this file pins the whole warning and each fact without
+which it is not this warning (one set CUDA_VISIBLE_DEVICES is _set_and_no_device's, test_environment_mutants.py)."""
+
+from __future__ import annotations
+
+from gpudoctor.checks import environment as e
+from gpudoctor.model import Facts, Finding, Fix, Frameworks, Host, Section, Severity, Symptom, TorchBuild
+
+NONE_AVAILABLE = Symptom("cuda-unavailable", "RuntimeError: No CUDA GPUs are available", "torch")
+SEEN = Frameworks(torch=TorchBuild(version="1.8.0", cuda="10.2", build="cuda", cuda_available=True))
+
+
+def run(facts: Facts) -> list[Finding]:
+    return list(e.gpu_seen_then_hidden(facts, None))
+
+
+def test_torch_that_saw_the_gpu_and_a_run_that_sees_none_pinned():
+    other = Symptom("cuda-unavailable", "UserWarning: CUDA initialization: CUDA unknown error", "torch")
+    second = Symptom("cuda-unavailable", "No CUDA GPUs are available (second run)")
+    facts = Facts(frameworks=SEEN, symptoms=(other, NONE_AVAILABLE, second), host=Host(os="linux", env={"LD_LIBRARY_PATH": "/usr/lib"}))
+    assert run(facts) == [Finding(
+        "cuda-visible-devices-hides-all-gpus", Severity.WARNING, Section.ENVIRONMENT,
+        "torch sees the GPU in one process and none in the failing run: the run's environment most likely hides it (CUDA_VISIBLE_DEVICES)",
+        ("torch.cuda.is_available() printed True", f"log: {NONE_AVAILABLE.text}",
+         "the driver works, so what differs is the failing run's environment: a script or launcher that sets "
+         "CUDA_VISIBLE_DEVICES to a GPU this machine does not have hides every GPU"),
+        Fix("Find where the run sets CUDA_VISIBLE_DEVICES (its shell script, launcher or code) and unset it or name a GPU that exists",
+            ("grep -rn CUDA_VISIBLE_DEVICES .   # the project's scripts and code", "nvidia-smi -L   # the GPUs that exist"),
+            "https://docs.nvidia.com/cuda/cuda-c-programming-guide/index.html#cuda-environment-variables"))]
+    assert len(run(Facts(frameworks=SEEN, symptoms=(NONE_AVAILABLE,)))) == 1  # no host known: nothing says the variable is set
+
+
+def test_each_fact_it_needs():
+    assert run(Facts(symptoms=(NONE_AVAILABLE,))) == []  # no framework known
+    assert run(Facts(frameworks=Frameworks(), symptoms=(NONE_AVAILABLE,))) == []  # torch not known
+    for available in (False, None):
+        torch = Frameworks(torch=TorchBuild(version="1.8.0", build="cuda", cuda_available=available))
+        assert run(Facts(frameworks=torch, symptoms=(NONE_AVAILABLE,))) == []
+    assert run(Facts(frameworks=SEEN)) == []
+    # another cuda-unavailable line is not the run that found none; the words on another kind of line are not either
+    assert run(Facts(frameworks=SEEN, symptoms=(Symptom("cuda-unavailable", "CUDA unknown error"),
+                                                 Symptom("cuda-no-device", "No CUDA GPUs are available")))) == []
+
+
+def test_a_set_cuda_visible_devices_is_left_to_the_rule_that_quotes_it():
+    for value in ("3", ""):
+        assert run(Facts(frameworks=SEEN, symptoms=(NONE_AVAILABLE,), host=Host(os="linux", env={"CUDA_VISIBLE_DEVICES": value}))) == []
+    assert len(run(Facts(frameworks=SEEN, symptoms=(NONE_AVAILABLE,), host=Host(os="linux", env={"NVIDIA_VISIBLE_DEVICES": "3"})))) == 1
