@@ -8,7 +8,7 @@ Derived here:
 - Rosetta: an x86_64 Python (`file $(which python)`, uname's shell) or zsh's "illegal hardware instruction" (an x86
   build's AVX, which Rosetta cannot run) on a Mac whose chip is Apple silicon (M1-M5).
 - a CUDA build of TensorFlow: the package index's `tensorflow` wheel (2.1 and newer, no local version tag) for Linux
-  x86_64, and for Windows up to 2.10, is the CUDA build; `tensorflow-cpu`, later Windows wheels and the macOS wheels are
+  x86_64, and for Windows up to the last native-Windows GPU release (tensorflow.toml), is the CUDA build; `tensorflow-cpu`, later Windows wheels and the macOS wheels are
   not. The package is the index's where pip lists it, or where the text says it was installed with pip.
 """
 
@@ -28,7 +28,7 @@ _CPU_DISTRIBUTIONS = ("tensorflow-cpu", "tensorflow-intel", "tensorflow-macos", 
 
 
 def derive(facts: Facts, matrix: "Matrix | None") -> Facts:
-    return _rosetta(_torch_cuda_build_from_its_words(_tensorflow_cuda_build(facts)))
+    return _rosetta(_torch_cuda_build_from_its_words(_tensorflow_cuda_build(facts, matrix)))
 
 
 # Symptom kinds that only torch's CUDA build prints (matrices/signatures.toml: torch-no-driver, torch-driver-too-old)
@@ -48,7 +48,7 @@ def _torch_cuda_build_from_its_words(facts: Facts) -> Facts:
     return dataclasses.replace(facts, frameworks=frameworks, provenance=provenance)
 
 
-def _tensorflow_cuda_build(facts: Facts) -> Facts:
+def _tensorflow_cuda_build(facts: Facts, matrix: "Matrix | None") -> Facts:
     tf = facts.frameworks.tensorflow if facts.frameworks else None
     packages = facts.python_packages or {}
     version = (tf.version if tf else None) or packages.get("tensorflow")
@@ -60,8 +60,8 @@ def _tensorflow_cuda_build(facts: Facts) -> Facts:
     m = re.fullmatch(r"(\d+)\.(\d+)(?:\.\d+)*", version)
     if not m or (int(m.group(1)), int(m.group(2))) < (2, 1):
         return facts  # a local tag (+nv, +cpu) or a 1.x, whose GPU build was tensorflow-gpu
-    if host.os == "windows" and (int(m.group(1)), int(m.group(2))) > (2, 10):
-        return facts  # the last Windows wheel with CUDA was 2.10
+    if host.os == "windows" and (matrix is None or (int(m.group(1)), int(m.group(2))) > _series(matrix.tf_windows_gpu_last)):
+        return facts  # past the last native-Windows GPU release (tensorflow.toml), or that release unknown
     listed = packages.get("tensorflow") == version or (tf is not None and tf.version == version and "tensorflow" in packages)
     said = next((s for s in facts.symptoms or () if s.kind == "tensorflow-from-pip"), None)
     if not listed and said is None:
@@ -76,6 +76,11 @@ def _tensorflow_cuda_build(facts: Facts) -> Facts:
             f"derived: the package index's tensorflow {version} wheel for {host.os.capitalize()} x86_64 is the CUDA build"
             + ("" if listed else f" (installed with pip: {said.text.strip()[:60]!r})"))
     return dataclasses.replace(facts, frameworks=frameworks, provenance=provenance)
+
+
+def _series(version: str) -> tuple[int, int]:
+    m = re.match(r"(\d+)\.(\d+)", version)
+    return (int(m.group(1)), int(m.group(2))) if m else (0, 0)
 
 
 def _rosetta(facts: Facts) -> Facts:

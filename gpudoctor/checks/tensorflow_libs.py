@@ -26,7 +26,7 @@ def lib_version(lib: Library) -> tuple[int, ...] | None:
     return tuple(int(p) for p in m.group(1).split(".")) if m else None
 
 
-def _cudart_need(cuda: str) -> tuple[int, ...]:
+def cudart_need(cuda: str) -> tuple[int, ...]:
     """Before CUDA 11 the runtime soname carries major.minor (libcudart.so.10.0: 10.1 does not provide it); then the major."""
     v = b.vt(cuda) or (0,)
     return v[:2] if v[0] < 11 else v[:1]
@@ -81,7 +81,7 @@ def tf_missing_gpu_libs(facts: Facts, matrix: "Matrix | None") -> Iterator[Findi
     from_pip = build.tf_release is not None and build.tf_release.has_and_cuda  # 2.14+: pip is the documented way
     uncertain = False  # a wheel known absent, the loader path unknown: a system copy could still serve
     for kind, wheel, need in (
-        ("libcudart", f"nvidia-cuda-runtime-cu{cuda_major}", _cudart_need(build.cuda)),
+        ("libcudart", f"nvidia-cuda-runtime-cu{cuda_major}", cudart_need(build.cuda)),
         ("libcudnn", f"nvidia-cudnn-cu{cuda_major}", b.vt(build.cudnn)[:1] if build.cudnn and b.vt(build.cudnn) else None),
     ):
         found = getattr(libs, kind) if libs else None
@@ -126,7 +126,7 @@ def tf_missing_gpu_libs(facts: Facts, matrix: "Matrix | None") -> Iterator[Findi
     elif release is not None and not wheels:
         cudnn_major = release.cudnn.split(".")[0]
         fix = Fix(
-            f"{build.label} loads the CUDA {release.cuda} runtime (libcudart.so.{_vstr(_cudart_need(release.cuda))}) and cuDNN {cudnn_major}.x >= {release.cudnn} "
+            f"{build.label} loads the CUDA {release.cuda} runtime (libcudart.so.{_vstr(cudart_need(release.cuda))}) and cuDNN {cudnn_major}.x >= {release.cudnn} "
             f"(libcudnn.so.{cudnn_major}) from the system: install the CUDA {release.cuda} toolkit (no other {cuda_major}.x provides that runtime) and "
             f"cuDNN {release.cudnn} or a newer {cudnn_major}.x for CUDA {release.cuda}, then put their lib64 on LD_LIBRARY_PATH; "
             "or upgrade to a TensorFlow 2.14+ with `pip install 'tensorflow[and-cuda]'`",

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Iterator
 
 from ..model import Facts, Finding, Fix, Section, Severity
 from . import _builds as b
+from .tensorflow_libs import cudart_need
 
 if TYPE_CHECKING:
     from ..matrix.tables.model import Matrix
@@ -21,9 +22,9 @@ def tf_toolkit_of_another_minor(facts: Facts, matrix: "Matrix | None") -> Iterat
     if matrix is None or gpu_presence(facts) is False or facts.libraries is not None or not facts.cuda_toolkits:
         return  # where the loader's libraries are known, tensorflow_libs judges them instead
     build = next((x for x in b.builds(facts, matrix) if x.framework == "tensorflow"), None)
-    if build is None or not build.cuda or build.cuda_major is None or build.cuda_major >= 11:
+    if build is None or not build.cuda or build.cuda_major is None:
         return
-    need = b.vt(build.cuda)[:2]
+    need = cudart_need(build.cuda)  # (10, 1) before CUDA 11; (11,) from then on, where any minor serves
     have = [t.version for t in facts.cuda_toolkits if t.version and len(b.vt(t.version)) >= 2]
     if len(need) < 2 or not have or any(b.vt(v)[:2] == need for v in have):
         return

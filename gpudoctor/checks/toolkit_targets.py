@@ -27,8 +27,9 @@ def cuda_toolkit_too_old_for_gpu(facts: Facts, matrix: "Matrix | None") -> Itera
     label = f"{cc[0]}.{cc[1]}"
     first = None
     if matrix is not None:
-        first = next((t.since for t in matrix.cuda_targets
-                      if tuple(map(int, t.max_cc.split("."))) >= cc and tuple(map(int, t.min_cc.split("."))) <= cc), None)
+        from ..matrix.tables.arch import cc_tuple
+
+        first = next((t.since for t in matrix.cuda_targets if cc_tuple(t.min_cc) <= cc <= cc_tuple(t.max_cc)), None)
     toolkits = [t.version for t in facts.cuda_toolkits or () if t.version]
     evidence = (f"log: {symptom.text}",
                 *((f"CUDA toolkit here: {', '.join(toolkits)}",) if toolkits else ()),

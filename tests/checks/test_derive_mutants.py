@@ -11,7 +11,10 @@ from __future__ import annotations
 import pytest
 
 from gpudoctor.checks.derive import derive
+from gpudoctor.matrix import load_matrix
 from gpudoctor.model import Apple, Facts, Frameworks, Host, Symptom, TensorflowBuild, TorchBuild
+
+MATRIX = load_matrix()
 
 LINUX = Host(os="linux", arch="x86_64", python="3.11.9")
 WHY = "derived: the package index's tensorflow {} wheel for Linux x86_64 is the CUDA build"
@@ -119,7 +122,7 @@ def said(tf: TensorflowBuild | None, host=LINUX, packages=None, *symptoms: Sympt
 
 @pytest.mark.parametrize("version", ["2.1.0", "2.3.1", "2.10.0", "2.10.1"])
 def test_a_windows_wheel_up_to_2_10_is_the_cuda_build(version):
-    out = derive(facts({"tensorflow": version}, host=WINDOWS, provenance={}), None)
+    out = derive(facts({"tensorflow": version}, host=WINDOWS, provenance={}), MATRIX)  # tensorflow.toml's last Windows GPU release
     assert out.frameworks.tensorflow == TensorflowBuild(version=version, is_cuda_build=True)
     assert out.provenance == {"frameworks.tensorflow.is_cuda_build":
                               f"derived: the package index's tensorflow {version} wheel for Windows x86_64 is the CUDA build"}
@@ -128,9 +131,18 @@ def test_a_windows_wheel_up_to_2_10_is_the_cuda_build(version):
 @pytest.mark.parametrize("version", ["2.11.0", "2.12.0", "3.0.0"])
 def test_a_windows_wheel_after_2_10_is_not(version):
     before = facts({"tensorflow": version}, host=WINDOWS, provenance={})
-    assert derive(before, None) is before
+    assert derive(before, MATRIX) is before
     before = said(TensorflowBuild(version=version), WINDOWS, None, FROM_PIP)
-    assert derive(before, None) is before
+    assert derive(before, MATRIX) is before
+
+
+def test_on_windows_the_last_gpu_release_is_the_matrixs():
+    import dataclasses
+
+    before = facts({"tensorflow": "2.10.0"}, host=WINDOWS, provenance={})
+    assert derive(before, None) is before  # without tensorflow.toml nothing is derived on Windows
+    assert derive(before, dataclasses.replace(MATRIX, tf_windows_gpu_last="2.9.3")) is before
+    assert derive(before, MATRIX).frameworks.tensorflow.is_cuda_build is True
 
 
 def test_installed_with_pip_names_the_index_s_wheel_with_the_words_as_provenance():
@@ -144,7 +156,7 @@ def test_installed_with_pip_names_the_index_s_wheel_with_the_words_as_provenance
 
 
 def test_installed_with_pip_on_windows_without_a_list():
-    out = derive(said(TensorflowBuild(version="2.1.0"), WINDOWS, None, FROM_PIP), None)
+    out = derive(said(TensorflowBuild(version="2.1.0"), WINDOWS, None, FROM_PIP), MATRIX)
     assert out.provenance == {"frameworks.tensorflow.is_cuda_build":
                               "derived: the package index's tensorflow 2.1.0 wheel for Windows x86_64 is the CUDA build"
                               " (installed with pip: '- TensorFlow installed from: pip')"}

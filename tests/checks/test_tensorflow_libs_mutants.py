@@ -55,7 +55,7 @@ def test_a_library_version_comes_from_the_report_or_the_soname(lib, version):
 @pytest.mark.parametrize(("cuda", "soname"), [("10.0", (10, 0)), ("10.2.89", (10, 2)), ("9", (9,)), ("11.0", (11,)), ("11.8", (11,)), ("12.3", (12,)),
                                               ("unknown", (0,))])
 def test_the_cuda_runtime_soname_carries_the_minor_only_before_cuda_11(cuda, soname):
-    assert t._cudart_need(cuda) == soname
+    assert t.cudart_need(cuda) == soname
 
 
 @pytest.mark.parametrize(("have", "need", "older"), [
