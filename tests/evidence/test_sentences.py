@@ -83,3 +83,17 @@ def test_short_sentences_of_three_words_are_read(line, os, wsl):
 
 def test_two_short_words_are_no_sentence():
     assert read_evidence("on WSL2\n", "post").host is None
+
+
+@pytest.mark.parametrize(("line", "torch_cuda", "toolkit"), [
+    # https://github.com/rusty1s/pytorch_scatter/issues/45
+    ("hi, i have a problem: my torch.version.cuda is 9.0.176, but my nvcc --version is 10.0  what can I do to fix the problem?",
+     "9.0", "10.0"),
+    ("I use pytorch's cuda version 11.8 with CUDA 12.1 installed", "11.8", "12.1"),
+    ("my nvcc version 11.7 is what compiles it", None, "11.7"),
+    ("I installed CUDA 11.8 on the machine", None, "11.8"),
+])
+def test_torchs_cuda_in_words_is_the_build_and_nvcc_is_the_toolkit(line, torch_cuda, toolkit):
+    facts = _facts(line)
+    assert (facts.frameworks.torch.cuda if facts.frameworks and facts.frameworks.torch else None) == torch_cuda
+    assert facts.cuda_toolkits[0].version == toolkit

@@ -148,7 +148,6 @@ BLIND_NOT_YET_RIGHT = frozenset({
     'gh-rocmlibs-4',
     'gh-rosdocker-5',
     'gh-rtx5060-pytorch-cuda129-3',
-    'gh-rusty1s-pytorch_scatter-45',
     'gh-sdnext-4357',
     'gh-seq2seq-keyphrase-13',
     'gh-sockeye-787',

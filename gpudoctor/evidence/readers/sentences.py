@@ -40,6 +40,10 @@ _TORCH_CPU = re.compile(r"(?i)\bcpu[- ]only (?:version|build|wheel) of (?:pytorc
 _NEGATED = re.compile(r"(?i)\b(?:not|no|avoid|instead|without)\b|n't\b")
 _JETSON = re.compile(r"(?i)\b((?:NVIDIA\s+)?Jetson\s+(?:AGX\s+|Orin\s+)?(?:Nano|Xavier(?:\s+NX)?|Orin(?:\s+(?:Nano|NX))?|TX[12]|Thor)(?:\s+(?:Developer Kit|Super))?)")
 _CUDA = re.compile(r"(?i)\bcuda(?:\s+toolkit)?\s*(?:version\s*)?(?:is\s+|:\s*|=\s*|v)?(\d{1,2}\.\d)(?:\.\d+)?\b(?![\d.]*\w)")
+# "my torch.version.cuda is 9.0.176", "pytorch's cuda version is 11.8": the CUDA torch was built with, not a toolkit;
+# "my nvcc --version is 10.0", "nvcc version 11.7": the toolkit that compiles
+_TORCH_CUDA = re.compile(r"(?i)\b(?:torch\.version\.cuda|(?:py)?torch(?:'s)?\s+cuda(?:\s+version)?)\s*(?:is\s+|:\s*|=\s*)?['\"]?(\d{1,2}\.\d)(?:\.\d+)?\b(?![\d.]*\w)")
+_NVCC = re.compile(r"(?i)\bnvcc(?:\s+-{0,2}(?:version|V)\b)?\s*(?:version\s*)?(?:is\s+|:\s*|=\s*)?(\d{1,2}\.\d)(?:\.\d+)?\b(?![\d.]*\w)")
 _CUDNN = re.compile(r"(?i)\bcudnn\s*(?:version\s*)?(?:is\s+|:\s*|=\s*|-|v)?(\d\.\d+(?:\.\d+)?)\b")
 _PYTHON = re.compile(r"(?i)\bpython\s+(?:version\s+)?(?:is\s+)?(3\.\d{1,2}(?:\.\d+)?)\b(?![\d.]*\w)")
 _CC = re.compile(r"(?i)\bcompute capability (?:of |is )?(\d{1,2}\.\d)\b")
@@ -52,16 +56,16 @@ def _stated(key: str, value: object, number: int) -> Observation:
 
 # A cheap first filter: a line naming none of these says nothing this reader reads (most lines of a long log).
 _ANY = re.compile(r"(?i)tensorflow|\btf\b|torch|windows|ubuntu|wsl|mac|debian|centos|fedora|rtx|gtx|tesla|quadro|titan|radeon|instinct|jetson|\brx\s?\d|"
-                  r"\b[ahvtlpk]\d{2,3}\b|a10|cuda|cudnn|python|driver|compute capability")
+                  r"\b[ahvtlpk]\d{2,3}\b|a10|cuda|nvcc|cudnn|python|driver|compute capability")
 # _ANY on an ASCII line (where (?i) is plain lowercasing), answered by substring tests, several times cheaper than the
 # case-blind search (issue 23: a 1 MB paste in < 0.3 s): a line whose lowercase holds one of _ANY_PLAIN matches it as
 # it is; a line that holds none of them matches only if it holds "tf", "rx" or a letter of the bare model numbers
 # before a digit, and then the search itself decides.
-_ANY_PLAIN = ("torch", "cuda", "python", "driver", "tensorflow", "windows", "ubuntu", "wsl", "mac", "debian", "centos",
+_ANY_PLAIN = ("torch", "cuda", "nvcc", "python", "driver", "tensorflow", "windows", "ubuntu", "wsl", "mac", "debian", "centos",
               "fedora", "rtx", "gtx", "tesla", "quadro", "titan", "radeon", "instinct", "jetson", "a10", "cudnn",
               "compute capability")
 _ANY_CODE = re.compile(r"[ahvtlpk]\d")
-_EVERY_KEY = frozenset({"frameworks.torch.version", "frameworks.tensorflow.version", "cuda_toolkits[0].version",
+_EVERY_KEY = frozenset({"frameworks.torch.version", "frameworks.torch.cuda", "frameworks.tensorflow.version", "cuda_toolkits[0].version",
                         "libraries.libcudnn[]", "host.python", "driver.version", "host.os", "gpus", "gpus[0].compute_capability",
                         "amd_gpus", "host.apple.chip", "frameworks.torch.build", "jetson.model"})
 # a sentence: a word of three letters and another, or three short words ("I'm on Windows 11", "My OS is Ubuntu 20.04")
@@ -105,7 +109,11 @@ def _facts(line: str, said: set[str] | frozenset[str] = frozenset()) -> Iterator
         for m in _FRAMEWORK.finditer(line):
             framework = "tensorflow" if m.group(1).lower() in ("tensorflow", "tf") else "torch"
             yield f"frameworks.{framework}.version", m.group(2) + (f"+{m.group(3).lower()}" if m.group(3) else "")
-    m = _CUDA.search(line) if "cuda_toolkits[0].version" not in said else None
+    m = _TORCH_CUDA.search(line) if "frameworks.torch.cuda" not in said else None
+    if m:
+        yield "frameworks.torch.cuda", major_minor(m.group(1))
+        line = line[:m.start()] + line[m.end():]  # that CUDA is torch's: the toolkit rule below must not take it
+    m = (_NVCC.search(line) or _CUDA.search(line)) if "cuda_toolkits[0].version" not in said else None
     if m and major_minor(m.group(1)):
         yield "cuda_toolkits[0].version", major_minor(m.group(1))
     m = _CUDNN.search(line) if "libraries.libcudnn[]" not in said else None
