@@ -166,19 +166,27 @@ def cuda_force_ptx_jit(facts: Facts, matrix: object) -> Iterator[Finding]:
 
 
 def gpu_seen_then_hidden(facts: Facts, matrix: object) -> Iterator[Finding]:
-    """torch found the GPU in one process (``torch.cuda.is_available()`` printed True) and the failing run says "No
-    CUDA GPUs are available": the driver works, so the run's own environment hides the GPU, most often a
-    CUDA_VISIBLE_DEVICES its script or launcher sets (a warning: the value is not in the evidence)."""
+    """torch's "No CUDA GPUs are available": its CUDA runtime reached the driver and was told there is no device.
+    Without a driver torch says "Found no NVIDIA driver", with an old one "driver ... too old": this message means the
+    driver answered and the process sees no GPU, most often through a CUDA_VISIBLE_DEVICES that a script, launcher or
+    notebook sets to a GPU the machine does not have (a warning: the value is not in the evidence). When torch found
+    the GPU in another process (``torch.cuda.is_available()`` printed True) that is all but certain. In a container,
+    on WSL or in a hosted notebook other causes are as likely, and their own checks speak."""
     torch = facts.frameworks.torch if facts.frameworks else None
     hidden = [s for s in symptoms(facts, "cuda-unavailable") if "No CUDA GPUs are available" in s.text]
-    if torch is None or torch.cuda_available is not True or not hidden or env(facts, "CUDA_VISIBLE_DEVICES") is not None:
+    host = facts.host
+    elsewhere = host is not None and (host.container is not None or host.wsl is not None or host.notebook is not None)
+    if not hidden or env(facts, "CUDA_VISIBLE_DEVICES") is not None or gpu_presence(facts) is False or elsewhere:
         return
+    seen = torch is not None and torch.cuda_available is True
     yield Finding(
         "cuda-visible-devices-hides-all-gpus", Severity.WARNING, Section.ENVIRONMENT,
-        "torch sees the GPU in one process and none in the failing run: the run's environment most likely hides it (CUDA_VISIBLE_DEVICES)",
-        ("torch.cuda.is_available() printed True", f"log: {hidden[0].text}",
+        "torch sees the GPU in one process and none in the failing run: the run's environment most likely hides it (CUDA_VISIBLE_DEVICES)"
+        if seen else "torch reached the NVIDIA driver but sees no GPU: most often CUDA_VISIBLE_DEVICES hides them (set by a script, launcher or the code)",
+        (*(("torch.cuda.is_available() printed True",) if seen else ()), f"log: {hidden[0].text}",
          "the driver works, so what differs is the failing run's environment: a script or launcher that sets "
-         "CUDA_VISIBLE_DEVICES to a GPU this machine does not have hides every GPU"),
+         "CUDA_VISIBLE_DEVICES to a GPU this machine does not have hides every GPU" if seen else
+         "torch says this when the driver answers with no device; without a driver it says \"Found no NVIDIA driver\" instead"),
         Fix("Find where the run sets CUDA_VISIBLE_DEVICES (its shell script, launcher or code) and unset it or name a GPU that exists",
             ("grep -rn CUDA_VISIBLE_DEVICES .   # the project's scripts and code", "nvidia-smi -L   # the GPUs that exist"),
             "https://docs.nvidia.com/cuda/cuda-c-programming-guide/index.html#cuda-environment-variables"),

@@ -1,5 +1,6 @@
 """environment.gpu_seen_then_hidden finding by finding (issue 11: mutation score of checks/environment.py): torch that
-saw the GPU in one process while the failing run says "No CUDA GPUs are available" is the run's CUDA_VISIBLE_DEVICES.
+saw the GPU in one process while the failing run says "No CUDA GPUs are available" is the run's CUDA_VISIBLE_DEVICES;
+the message alone, outside a container, WSL or a notebook, makes it the likeliest cause.
 test_signature_classes.py judges the pasted lines end to end; this file pins the whole warning and each fact without
 which it is not this warning (one set CUDA_VISIBLE_DEVICES is _set_and_no_device's, test_environment_mutants.py)."""
 
@@ -32,16 +33,31 @@ def test_torch_that_saw_the_gpu_and_a_run_that_sees_none_pinned():
     assert len(run(Facts(frameworks=SEEN, symptoms=(NONE_AVAILABLE,)))) == 1  # no host known: nothing says the variable is set
 
 
+def test_without_torch_seeing_the_gpu_the_message_alone_is_the_likeliest_cause():
+    # https://github.com/jiaw-z/CoR-GS/issues/23: a run script, then only "No CUDA GPUs are available"
+    for frameworks in (None, Frameworks(), Frameworks(torch=TorchBuild(version="1.8.0", build="cuda", cuda_available=False))):
+        found = run(Facts(frameworks=frameworks, symptoms=(NONE_AVAILABLE,)))
+        assert [(f.id, f.severity) for f in found] == [("cuda-visible-devices-hides-all-gpus", Severity.WARNING)]
+        assert found[0].title == ("torch reached the NVIDIA driver but sees no GPU: most often CUDA_VISIBLE_DEVICES hides "
+                                  "them (set by a script, launcher or the code)")
+        assert found[0].evidence == (f"log: {NONE_AVAILABLE.text}", "torch says this when the driver answers with no "
+                                     "device; without a driver it says \"Found no NVIDIA driver\" instead")
+        assert found[0].fix == run(Facts(frameworks=SEEN, symptoms=(NONE_AVAILABLE,)))[0].fix
+
+
 def test_each_fact_it_needs():
-    assert run(Facts(symptoms=(NONE_AVAILABLE,))) == []  # no framework known
-    assert run(Facts(frameworks=Frameworks(), symptoms=(NONE_AVAILABLE,))) == []  # torch not known
-    for available in (False, None):
-        torch = Frameworks(torch=TorchBuild(version="1.8.0", build="cuda", cuda_available=available))
-        assert run(Facts(frameworks=torch, symptoms=(NONE_AVAILABLE,))) == []
     assert run(Facts(frameworks=SEEN)) == []
     # another cuda-unavailable line is not the run that found none; the words on another kind of line are not either
     assert run(Facts(frameworks=SEEN, symptoms=(Symptom("cuda-unavailable", "CUDA unknown error"),
                                                  Symptom("cuda-no-device", "No CUDA GPUs are available")))) == []
+
+
+def test_a_container_wsl_a_notebook_or_no_gpu_leave_it_to_their_own_checks():
+    from gpudoctor.model.platform_facts import Notebook
+    for host in (Host(os="linux", container="docker"), Host(os="linux", wsl=2), Host(os="linux", notebook=Notebook(kind="colab"))):
+        assert run(Facts(frameworks=SEEN, symptoms=(NONE_AVAILABLE,), host=host)) == [], host
+    assert run(Facts(frameworks=SEEN, symptoms=(NONE_AVAILABLE,), gpus=(), pci_devices=())) == []
+    assert len(run(Facts(frameworks=SEEN, symptoms=(NONE_AVAILABLE,), host=Host(os="linux", wsl=None, container=None)))) == 1
 
 
 def test_a_set_cuda_visible_devices_is_left_to_the_rule_that_quotes_it():

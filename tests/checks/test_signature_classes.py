@@ -106,8 +106,11 @@ def test_a_gpu_seen_in_one_process_and_hidden_in_the_run_points_at_cuda_visible_
     # single-GPU machine does not have
     text = "installed: python3.6.13  cuda10.2 pytorch1.8.0\ntorch.cuda.is_available(): True\nRuntimeError: No CUDA GPUs are available\n"
     assert findings(text) == {"cuda-visible-devices-hides-all-gpus": "warning"}
-    assert findings("torch.cuda.is_available(): False\nRuntimeError: No CUDA GPUs are available\n").get("cuda-visible-devices-hides-all-gpus") is None
-    assert findings("RuntimeError: No CUDA GPUs are available\n").get("cuda-visible-devices-hides-all-gpus") is None
+    # the message alone: torch reached the driver and was told of no device; in all 7 threads of the development corpus
+    # that carry it the cause was CUDA_VISIBLE_DEVICES (e.g. https://github.com/jiaw-z/CoR-GS/issues/23), so it is the
+    # likeliest cause, a warning; in a container the container's own checks speak instead
+    assert findings("torch.cuda.is_available(): False\nRuntimeError: No CUDA GPUs are available\n") == {"cuda-visible-devices-hides-all-gpus": "warning"}
+    assert findings("RuntimeError: No CUDA GPUs are available\n") == {"cuda-visible-devices-hides-all-gpus": "warning"}
 
 
 @pytest.mark.parametrize(("line", "first"), [
