@@ -210,3 +210,19 @@ def test_a_snapshot_and_a_paste_merge():
 def test_a_single_snapshot_is_read_exactly_as_saved():
     facts = read_evidence('{"schema": "gpudoctor.facts/1", "driver": {"version": "550.54.15"}}')
     assert facts.provenance is None and facts.driver.version == "550.54.15"
+
+
+@pytest.mark.parametrize("text", [
+    "Successfully installed absl-py-0.15.0 keras-2.7.0 torch-2.4.0+cu121",
+    # https://github.com/pytorch/pytorch/issues/131662: pip's two last lines pasted onto one, in backticks
+    "```Installing collected packages: torch Successfully installed torch-2.4.0+cu121```",
+    "Installing collected packages: numpy, torch\nSuccessfully installed numpy-1.26.4 torch-2.4.0+cu121",
+])
+def test_pips_successfully_installed_line_gives_the_versions(text):
+    facts = read_evidence(text, "paste")
+    assert facts.frameworks.torch.version == "2.4.0+cu121"
+
+
+def test_a_sentence_about_installing_is_no_pip_output():
+    facts = read_evidence("I then ran pip and it said Successfully installed torch-2.4.0 but nothing changed", "paste")
+    assert facts.frameworks is None or facts.frameworks.torch is None or facts.frameworks.torch.version != "2.4.0"

@@ -159,7 +159,6 @@ BLIND_NOT_YET_RIGHT = frozenset({
     'gh-pytorch-102715',
     'gh-pytorch-103832',
     'gh-pytorch-12031',
-    'gh-pytorch-131662',
     'gh-pytorch-1557',
     'gh-pytorch-159954',
     'gh-pytorch-168065',

@@ -26,8 +26,9 @@ _COLUMNS = re.compile(rf"^\s*(?:\[(conda|pip\d?)\]\s+)?([A-Za-z0-9][\w.-]*)\s+{_
 _CONDA_PLAN = re.compile(rf"^\s*(?:[a-z][\w.-]*\s+(?=\S+::))?(?:\S+::)?([a-z][\w.-]*?)-{_VERSION}(?:\s*\|\s*|-)([\w.]+)\b")
 _CONDA_CUDA = re.compile(r"(?:^|_)cuda_?(\d+)\.?(\d)(?:\.\d+)?(?:_|$)")  # py3.9_cuda11.3_cudnn8.2.0_0, cuda118_py310h..., py3.7_cuda10.0.130_cudnn7.6.2_0
 _CONDA_CUDNN = re.compile(r"cudnn(\d+\.\d+(?:\.\d+)?)")
-# pip's last line: "Successfully installed absl-py-0.15.0 keras-2.7.0 tensorflow-2.6.1" (name-version, space separated)
-_PIP_INSTALLED = re.compile(r"^\s*`*\s*Successfully installed ((?:[A-Za-z0-9][\w.]*(?:-[A-Za-z][\w.]*)*-\d[\w.+!]*\s*)+)`*\s*$")
+# pip's last line: "Successfully installed absl-py-0.15.0 keras-2.7.0 tensorflow-2.6.1" (name-version, space separated),
+# alone or after pip's previous line pasted onto the same one ("Installing collected packages: torch Successfully ...")
+_PIP_INSTALLED = re.compile(r"^\s*`*\s*(?:Installing collected packages:[\w\s,.-]*?\s)?Successfully installed ((?:[A-Za-z0-9][\w.]*(?:-[A-Za-z][\w.]*)*-\d[\w.+!]*\s*)+)`*\s*$")
 _INSTALLED_ITEM = re.compile(r"([A-Za-z0-9][\w.]*(?:-[A-Za-z][\w.]*)*)-(\d[\w.+!]*)")
 
 
