@@ -239,6 +239,7 @@ def test_log_rule_severities_and_sections():
         "jax-plugin-init-failed": ("jax-version-mismatch", Severity.WARNING, Section.JAX),
         "keras-needs-newer-tf": ("keras-standalone-tf-mismatch", Severity.ERROR, Section.TENSORFLOW),
         "cuda-library-not-found": ("cuda-library-not-on-loader-path", Severity.ERROR, Section.CUDA),
+        "onnxruntime-provider-libraries": ("cuda-library-not-on-loader-path", Severity.WARNING, Section.CUDA),
         "mmcv-without-ops": ("gpu-package-cpu-variant", Severity.ERROR, Section.ENVIRONMENT),
         "onnxruntime-cpu-package": ("gpu-package-cpu-variant", Severity.ERROR, Section.ENVIRONMENT),
         "wheel-not-supported": ("python-version-no-wheel", Severity.ERROR, Section.ENVIRONMENT),
