@@ -170,15 +170,27 @@ def gpu_seen_then_hidden(facts: Facts, matrix: object) -> Iterator[Finding]:
     Without a driver torch says "Found no NVIDIA driver", with an old one "driver ... too old": this message means the
     driver answered and the process sees no GPU, most often through a CUDA_VISIBLE_DEVICES that a script, launcher or
     notebook sets to a GPU the machine does not have (a warning: the value is not in the evidence). When torch found
-    the GPU in another process (``torch.cuda.is_available()`` printed True) that is all but certain. In a container,
+    the GPU in another process (``torch.cuda.is_available()`` printed True) that is all but certain. CUDA's own "no
+    device" (CUDA_ERROR_NO_DEVICE, error 38) counts the same way only where the driver lists a GPU in the evidence. In a container,
     on WSL or in a hosted notebook other causes are as likely, and their own checks speak."""
     torch = facts.frameworks.torch if facts.frameworks else None
     hidden = [s for s in symptoms(facts, "cuda-unavailable") if "No CUDA GPUs are available" in s.text]
+    listed = bool(facts.gpus)  # nvidia-smi (or NVML) lists a GPU while CUDA in the run reports no device at all
+    hidden += symptoms(facts, "cuda-no-device") if listed else []
     host = facts.host
     elsewhere = host is not None and (host.container is not None or host.wsl is not None or host.notebook is not None)
     if not hidden or env(facts, "CUDA_VISIBLE_DEVICES") is not None or gpu_presence(facts) is False or elsewhere:
         return
     seen = torch is not None and torch.cuda_available is True
+    if listed and not seen and "No CUDA GPUs are available" not in hidden[0].text:
+        yield Finding(
+            "cuda-visible-devices-hides-all-gpus", Severity.WARNING, Section.ENVIRONMENT,
+            "The driver lists the GPU but CUDA in the failing run finds no device: the run's environment most likely hides it (CUDA_VISIBLE_DEVICES)",
+            (f"the driver lists {len(facts.gpus)} GPU(s)", f"log: {hidden[0].text}",
+             "a GPU the driver lists is invisible to CUDA only when the process is told to look elsewhere: "
+             "CUDA_VISIBLE_DEVICES naming a GPU this machine does not have hides every GPU"),
+            _HIDDEN_FIX)
+        return
     yield Finding(
         "cuda-visible-devices-hides-all-gpus", Severity.WARNING, Section.ENVIRONMENT,
         "torch sees the GPU in one process and none in the failing run: the run's environment most likely hides it (CUDA_VISIBLE_DEVICES)"
@@ -187,10 +199,13 @@ def gpu_seen_then_hidden(facts: Facts, matrix: object) -> Iterator[Finding]:
          "the driver works, so what differs is the failing run's environment: a script or launcher that sets "
          "CUDA_VISIBLE_DEVICES to a GPU this machine does not have hides every GPU" if seen else
          "torch says this when the driver answers with no device; without a driver it says \"Found no NVIDIA driver\" instead"),
-        Fix("Find where the run sets CUDA_VISIBLE_DEVICES (its shell script, launcher or code) and unset it or name a GPU that exists",
-            ("grep -rn CUDA_VISIBLE_DEVICES .   # the project's scripts and code", "nvidia-smi -L   # the GPUs that exist"),
-            "https://docs.nvidia.com/cuda/cuda-c-programming-guide/index.html#cuda-environment-variables"),
+        _HIDDEN_FIX,
     )
+
+
+_HIDDEN_FIX = Fix("Find where the run sets CUDA_VISIBLE_DEVICES (its shell script, launcher or code) and unset it or name a GPU that exists",
+                  ("grep -rn CUDA_VISIBLE_DEVICES .   # the project's scripts and code", "nvidia-smi -L   # the GPUs that exist"),
+                  "https://docs.nvidia.com/cuda/cuda-c-programming-guide/index.html#cuda-environment-variables")
 
 
 def _set_and_no_device(facts: Facts, value: str) -> Iterator[Finding]:

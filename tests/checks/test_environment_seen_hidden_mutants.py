@@ -64,3 +64,17 @@ def test_a_set_cuda_visible_devices_is_left_to_the_rule_that_quotes_it():
     for value in ("3", ""):
         assert run(Facts(frameworks=SEEN, symptoms=(NONE_AVAILABLE,), host=Host(os="linux", env={"CUDA_VISIBLE_DEVICES": value}))) == []
     assert len(run(Facts(frameworks=SEEN, symptoms=(NONE_AVAILABLE,), host=Host(os="linux", env={"NVIDIA_VISIBLE_DEVICES": "3"})))) == 1
+
+
+def test_a_gpu_the_driver_lists_and_a_run_that_finds_no_device():
+    # https://github.com/pytorch/examples/issues/115: nvidia-smi lists the GPU, the run says error=38 (no device)
+    from gpudoctor.model import Gpu
+    no_device = Symptom("cuda-no-device", "THCudaCheck FAIL file=torch/csrc/cuda/Module.cpp line=109 error=38 : no CUDA-capable device is detected")
+    gpus = (Gpu(index=0, name="GeForce GTX 1080"),)
+    (found,) = run(Facts(gpus=gpus, symptoms=(no_device,)))
+    assert (found.id, found.severity) == ("cuda-visible-devices-hides-all-gpus", Severity.WARNING)
+    assert found.title.startswith("The driver lists the GPU but CUDA in the failing run finds no device")
+    assert found.evidence[:2] == ("the driver lists 1 GPU(s)", f"log: {no_device.text}")
+    assert run(Facts(symptoms=(no_device,))) == []  # no GPU listed: the message alone has several likely causes
+    assert run(Facts(gpus=gpus, symptoms=(no_device,), host=Host(os="linux", wsl=2))) == []
+    assert run(Facts(gpus=gpus, symptoms=(no_device,), host=Host(os="linux", env={"CUDA_VISIBLE_DEVICES": "1"}))) == []

@@ -168,7 +168,6 @@ BLIND_NOT_YET_RIGHT = frozenset({
     'gh-pytorch-4596',
     'gh-pytorch-88639',
     'gh-pytorch-95628',
-    'gh-pytorch-examples-115',
     'gh-pytorch-pytorch-139425',
     'gh-pytorch-pytorch-164346',
     'gh-pytorch-pytorch-41975',
