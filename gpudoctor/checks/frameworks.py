@@ -30,8 +30,8 @@ def torch_cpu_only_build(facts: Facts, matrix: object) -> Iterator[Finding]:
     evidence = [f"{label}: no CUDA in this build (torch.version.cuda is None)"]
     evidence += [f"log: {s.text}" for s in symptoms(facts, "torch-not-compiled-with-cuda")[:1]]
     presence = gpu_presence(facts)
-    if presence is False and facts.amd_gpus:
-        return  # AMD GPUs: torch-not-rocm-on-amd-gpu says what to install instead
+    if presence is not True and facts.amd_gpus:
+        return  # AMD GPUs (and no NVIDIA GPU known): torch-not-rocm-on-amd-gpu says what to install instead
     if presence is False:
         yield Finding("torch-cpu-only-build", Severity.INFO, Section.TORCH,
                       f"{label} is a CPU-only build (fine on this machine without an NVIDIA GPU)", tuple(evidence))

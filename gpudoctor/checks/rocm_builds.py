@@ -118,14 +118,19 @@ def torch_cuda_build_on_amd_gpu(facts: Facts, matrix: "Matrix | None") -> Iterat
     if not torch or not found or torch_build_kind(torch) not in ("cuda", "cpu"):
         return
     nvidia = gpu_presence(facts)
-    if nvidia is True or (nvidia is None and not symptoms(facts, "no-driver-found")):
-        return  # an NVIDIA GPU too, or no word on one: torch's "Found no NVIDIA driver" is that word in a paste
+    if nvidia is True:
+        return  # an NVIDIA GPU too: the CUDA build may be meant for it
+    # no word on an NVIDIA GPU (torch's "Found no NVIDIA driver" is that word in a paste): the AMD GPU is the one known,
+    # so a CPU-only build is still the likeliest cause, a warning; a CUDA build may be meant for an unseen NVIDIA GPU
+    unsure = nvidia is None and not symptoms(facts, "no-driver-found")
+    if unsure and torch_build_kind(torch) == "cuda":
+        return
     kind = "a CUDA" if torch_build_kind(torch) == "cuda" else "a CPU-only"
     gfx = next((g.gfx_target for g in found if g.gfx_target), None)
     name = f"torch {torch.version}" if torch.version else "torch"  # no gap where an unknown version would stand
     yield Finding(
-        "torch-not-rocm-on-amd-gpu", Severity.ERROR, Section.TORCH,
-        f"{name} is {kind} build on a machine whose GPUs are AMD's: it runs on the CPU",
+        "torch-not-rocm-on-amd-gpu", Severity.WARNING if unsure else Severity.ERROR, Section.TORCH,
+        f"{name} is {kind} build on a machine whose GPUs are AMD's: it runs on the CPU" + (" (whether it also has an NVIDIA GPU is not known)" if unsure else ""),
         tuple(amd_label(g) for g in found) + ("PyTorch reaches AMD GPUs only through its ROCm build (torch.version.hip)",),
         rocm_install_fix(_table(matrix), gfx, "Install PyTorch's ROCm build"),
     )

@@ -1,6 +1,7 @@
 """A CUDA or CPU-only torch on a machine whose GPUs are AMD's, where no NVIDIA GPU list is known but torch's CUDA
 build itself said it found no NVIDIA driver (issue 11: mutation score of rocm_builds.torch_cuda_build_on_amd_gpu);
-tests/amd/test_rocm_builds_pinned.py pins the machines with an NVIDIA GPU list."""
+tests/amd/test_rocm_builds_pinned.py pins the machines with an NVIDIA GPU list. Without those words a CPU-only build
+beside the AMD GPU is still the likeliest cause, a warning."""
 
 from __future__ import annotations
 
@@ -37,3 +38,14 @@ def test_without_the_words_nvidia_presence_is_unknown_and_it_is_silent():
     assert pasted(TorchBuild(version="2.3.1"), NO_DRIVER) == []  # the build is not known
     assert pasted(None, NO_DRIVER) == []
     assert pasted(TorchBuild(version="2.3.1+cu121"), NO_DRIVER, gpus=()) == []
+
+
+def test_without_the_words_a_cpu_only_build_beside_the_amd_gpu_is_still_the_likeliest_cause():
+    # https://github.com/ProGamerGov/dream-creator/issues/21: "I have AMD GPU I get this error "Torch not compiled
+    # with CUDA enabled"": the AMD GPU is the one the reporter has; an NVIDIA GPU beside it is not ruled out
+    (f,) = pasted(TorchBuild(version="2.3.1+cpu"))
+    assert (f.id, f.severity) == ("torch-not-rocm-on-amd-gpu", Severity.WARNING)
+    assert f.title == ("torch 2.3.1+cpu is a CPU-only build on a machine whose GPUs are AMD's: it runs on the CPU "
+                       "(whether it also has an NVIDIA GPU is not known)")
+    (sure,) = pasted(TorchBuild(version="2.3.1+cpu"), NO_DRIVER)
+    assert sure.severity == Severity.ERROR and "not known" not in sure.title

@@ -97,3 +97,16 @@ def test_torchs_cuda_in_words_is_the_build_and_nvcc_is_the_toolkit(line, torch_c
     facts = _facts(line)
     assert (facts.frameworks.torch.cuda if facts.frameworks and facts.frameworks.torch else None) == torch_cuda
     assert facts.cuda_toolkits[0].version == toolkit
+
+
+@pytest.mark.parametrize(("line", "name"), [
+    ("I have AMD GPU I get this error", "AMD GPU (model not stated)"),  # https://github.com/ProGamerGov/dream-creator/issues/21
+    ("The amd graphics card I use displays the error", "AMD GPU (model not stated)"),  # fofr/cog-face-to-many#42
+    ("I use an AMD Radeon RX 6600 XT on Linux", "AMD Radeon RX 6600 XT"),
+])
+def test_an_amd_gpu_named_in_words_is_an_amd_gpu(line, name):
+    assert _facts(line).amd_gpus[0].name == name
+
+
+def test_amd64_is_no_amd_gpu():
+    assert _facts("I run the amd64 build on a card from 2019").amd_gpus is None

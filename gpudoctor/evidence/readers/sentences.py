@@ -32,7 +32,8 @@ _GPU = re.compile(r"(?i)\b((?:nvidia\s+)?(?:geforce\s+)?(?:rtx|gtx)\s?\d{3,4}(?!
                   r"(?:nvidia\s+)?(?:geforce\s+)?titan\s?(?:xp|x|v|rtx|black|z)?|"
                   r"(?:nvidia\s+)?(?:tesla\s+)?(?:[ahv]100|h200|t4|p100|k80|a10g?|l4|a40|a6000))\b")
 _AMD_GPU = re.compile(r"(?i)\b((?:AMD\s+)?Radeon\s+(?:RX\s*)?\d{3,4}\s*(?:XTX|XT|GRE|M)?|(?:AMD\s+)?Radeon\s+(?:Pro\s+\w+|VII)|"
-                      r"RX\s?\d{3,4}\s*(?:XTX|XT|GRE)?|(?:AMD\s+)?Instinct\s+MI\d{2,3}X?)\b")
+                      r"RX\s?\d{3,4}\s*(?:XTX|XT|GRE)?|(?:AMD\s+)?Instinct\s+MI\d{2,3}X?)\b"
+                      r"|\b(AMD)\s+(?:GPU|graphics\s+card|video\s+card|card)\b")  # "I have AMD GPU": an AMD GPU, model unknown
 _APPLE_CHIP = re.compile(r"\b(?:Apple\s+)?(M[1-5])(?:\s+(Pro|Max|Ultra))?\b")  # read only on a line naming a Mac
 _MAC = re.compile(r"(?i)\bmac|macbook|apple|silicon")
 # "installs a CPU-only version of PyTorch", "my torch is the CPU-only build": the reporter names the build
@@ -55,13 +56,13 @@ def _stated(key: str, value: object, number: int) -> Observation:
 
 
 # A cheap first filter: a line naming none of these says nothing this reader reads (most lines of a long log).
-_ANY = re.compile(r"(?i)tensorflow|\btf\b|torch|windows|ubuntu|wsl|mac|debian|centos|fedora|rtx|gtx|tesla|quadro|titan|radeon|instinct|jetson|\brx\s?\d|"
+_ANY = re.compile(r"(?i)tensorflow|\btf\b|torch|windows|ubuntu|wsl|mac|debian|centos|fedora|rtx|gtx|tesla|quadro|titan|radeon|instinct|jetson|\brx\s?\d|\bamd\s|"
                   r"\b[ahvtlpk]\d{2,3}\b|a10|cuda|nvcc|cudnn|python|driver|compute capability")
 # _ANY on an ASCII line (where (?i) is plain lowercasing), answered by substring tests, several times cheaper than the
 # case-blind search (issue 23: a 1 MB paste in < 0.3 s): a line whose lowercase holds one of _ANY_PLAIN matches it as
 # it is; a line that holds none of them matches only if it holds "tf", "rx" or a letter of the bare model numbers
 # before a digit, and then the search itself decides.
-_ANY_PLAIN = ("torch", "cuda", "nvcc", "python", "driver", "tensorflow", "windows", "ubuntu", "wsl", "mac", "debian", "centos",
+_ANY_PLAIN = ("torch", "cuda", "nvcc", "amd ", "python", "driver", "tensorflow", "windows", "ubuntu", "wsl", "mac", "debian", "centos",
               "fedora", "rtx", "gtx", "tesla", "quadro", "titan", "radeon", "instinct", "jetson", "a10", "cudnn",
               "compute capability")
 _ANY_CODE = re.compile(r"[ahvtlpk]\d")
@@ -150,7 +151,7 @@ def _os_and_gpu(line: str, number: int, said: set[str]) -> Iterator[Observation]
     if m:
         said.add("amd_gpus")
         yield _stated("amd_gpus[0].index", 0, number)
-        yield _stated("amd_gpus[0].name", " ".join(m.group(1).split()), number)
+        yield _stated("amd_gpus[0].name", " ".join(m.group(1).split()) if m.group(1) else "AMD GPU (model not stated)", number)
     m = _GPU.search(line) if "gpus" not in said else None
     if m and "gpus" not in said:
         name = _gpu_name(m.group(1))
