@@ -243,6 +243,8 @@ def test_log_rule_severities_and_sections():
         "mmcv-without-ops": ("gpu-package-cpu-variant", Severity.ERROR, Section.ENVIRONMENT),
         "onnxruntime-cpu-package": ("gpu-package-cpu-variant", Severity.ERROR, Section.ENVIRONMENT),
         "wheel-not-supported": ("python-version-no-wheel", Severity.ERROR, Section.ENVIRONMENT),
+        "uv-no-wheel-for-python": ("python-version-no-wheel", Severity.ERROR, Section.ENVIRONMENT),
+        "python-too-old-for-package": ("python-version-no-wheel", Severity.ERROR, Section.ENVIRONMENT),
         "cudnn-header-lib-mismatch": ("cudnn-version-mismatch", Severity.ERROR, Section.CUDNN),
         "torch-extension-mismatch": ("torch-extension-built-for-other-torch", Severity.ERROR, Section.TORCH),
         "llama-cpp-cpu-build": ("gpu-package-cpu-variant", Severity.WARNING, Section.ENVIRONMENT),
