@@ -16,7 +16,8 @@ _INTERESTING = frozenset({
     "tensorflow", "tensorflow-gpu",
     "tensorflow-cpu", "tensorflow-intel", "tensorflow-macos", "tensorflow-metal", "tf-nightly", "tf-nightly-gpu",
     "keras", "tf-keras", "numpy", "jax", "jaxlib", "cudatoolkit", "cudnn", "cuda-version", "cuda-toolkit",
-    "cuda-runtime", "cuda-cudart", "tensorrt", "triton", "xformers", "cupy", "mxnet", "onnxruntime-gpu",
+    "cuda-runtime", "cuda-cudart", "tensorrt", "triton", "xformers", "cupy", "mxnet", "onnxruntime", "onnxruntime-gpu",
+    "paddlepaddle", "paddlepaddle-gpu", "cntk", "cntk-gpu",
     "torch-directml", "tensorflow-directml-plugin", "intel-extension-for-pytorch",
     "jax-cuda12-plugin", "jax-cuda12-pjrt", "jax-cuda13-plugin", "jax-cuda13-pjrt",
 })

@@ -7,7 +7,7 @@ lack it: the checks then say nothing). Every error names the file and the key.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -64,10 +64,12 @@ class AppleTable:
 
 @dataclass(frozen=True)
 class AcceleratorNotes:
-    """Notes on the non-CUDA accelerators (DirectML, Intel XPU, MXNet), keyed by topic."""
+    """Notes on the non-CUDA accelerators (DirectML, Intel XPU, MXNet), keyed by topic, and the packages whose GPU
+    build has another name (CPU-only name -> glob of the GPU build's names)."""
     directml: dict[str, str]
     xpu: dict[str, str]
     mxnet: dict[str, str]
+    cpu_variants: dict[str, str] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -160,4 +162,4 @@ def _apple(r: Reader) -> AppleTable:
 
 
 def _accelerators(doc: dict) -> AcceleratorNotes:
-    return AcceleratorNotes(*({k: str(v) for k, v in doc[name].items()} for name in ("directml", "xpu", "mxnet")))
+    return AcceleratorNotes(*({k: str(v) for k, v in doc.get(name, {}).items()} for name in ("directml", "xpu", "mxnet", "cpu_variants")))

@@ -1,0 +1,49 @@
+"""gpu-package-cpu-variant from a package list (checks/gpu_variants.py, pairs in matrices/accelerators.toml)."""
+
+from __future__ import annotations
+
+import pytest
+
+from gpudoctor.checks.gpu_variants import gpu_package_cpu_variant
+from gpudoctor.matrix import load_matrix
+from gpudoctor.model import Facts, Gpu, Host, Severity
+
+MATRIX = load_matrix()
+GPU = (Gpu(index=0, name="NVIDIA GeForce RTX 3090"),)
+
+
+def run(packages: dict, **facts) -> list:
+    return list(gpu_package_cpu_variant(Facts(python_packages=packages, **facts), MATRIX))
+
+
+def test_the_pairs_come_from_the_matrix():
+    assert MATRIX.platform_tables.accelerators.cpu_variants == {
+        "onnxruntime": "onnxruntime-gpu", "paddlepaddle": "paddlepaddle-gpu", "mxnet": "mxnet-cu*", "cntk": "cntk-gpu"}
+
+
+def test_both_installed_is_an_error_whatever_the_gpu():
+    # https://github.com/PaddlePaddle/Paddle/issues/38265: paddlepaddle and paddlepaddle-gpu in one environment
+    (f,) = run({"paddlepaddle": "2.2.1", "paddlepaddle-gpu": "2.2.1"})
+    assert (f.id, f.severity) == ("gpu-package-cpu-variant", Severity.ERROR)
+    assert f.evidence == ("paddlepaddle 2.2.1", "paddlepaddle-gpu 2.2.1")
+    assert f.fix.commands == ("pip uninstall -y paddlepaddle paddlepaddle-gpu && pip install paddlepaddle-gpu",)
+    (m,) = run({"mxnet": "1.9.1", "mxnet-cu112": "1.9.1"})
+    assert m.evidence[1] == "mxnet-cu112 1.9.1"
+
+
+@pytest.mark.parametrize(("gpus", "severity"), [(GPU, Severity.ERROR), (None, Severity.WARNING)])
+def test_the_cpu_build_alone_on_a_gpu_machine(gpus, severity):
+    # https://github.com/PaddlePaddle/PaddleOCR/issues/16093: "paddlepaddle==3.1.0 ... use cpu for inference"
+    (f,) = run({"paddlepaddle": "3.1.0"}, gpus=gpus)
+    assert f.severity == severity
+    assert f.title.startswith("paddlepaddle is the CPU-only build: its CUDA build is the separate package paddlepaddle-gpu")
+    assert ("not known" in f.title) == (gpus is None)
+
+
+def test_no_finding_where_the_cpu_build_is_right_or_absent():
+    assert run({"onnxruntime": "1.16.0"}, gpus=(), pci_devices=()) == []  # no NVIDIA GPU
+    assert run({"onnxruntime": "1.16.0"}, host=Host(os="darwin")) == []  # no CUDA on macOS
+    assert run({"onnxruntime-gpu": "1.16.0"}, gpus=GPU) == []
+    assert run({"onnxruntime": None, "onnxruntime-gpu": "1.16.0"}, gpus=GPU) == []  # listed as absent
+    assert run({"torch": "2.4.0"}, gpus=GPU) == []
+    assert list(gpu_package_cpu_variant(Facts(python_packages={"onnxruntime": "1.16.0"}, gpus=GPU), None)) == []
