@@ -19,8 +19,9 @@ if TYPE_CHECKING:
 def tf_toolkit_of_another_minor(facts: Facts, matrix: "Matrix | None") -> Iterator[Finding]:
     from ._facts import gpu_presence
 
-    if matrix is None or gpu_presence(facts) is False or facts.libraries is not None or not facts.cuda_toolkits:
-        return  # where the loader's libraries are known, tensorflow_libs judges them instead
+    cudart_known = facts.libraries is not None and facts.libraries.libcudart is not None
+    if matrix is None or gpu_presence(facts) is False or cudart_known or not facts.cuda_toolkits:
+        return  # where the loader's CUDA runtimes are known, tensorflow_libs judges them instead (a cuDNN alone is not that)
     build = next((x for x in b.builds(facts, matrix) if x.framework == "tensorflow"), None)
     if build is None or not build.cuda or build.cuda_major is None:
         return

@@ -101,7 +101,7 @@ def test_the_build_s_own_cuda_is_compared_by_its_minor():
     tf_facts("10.2", tf=TensorflowBuild(version="2.1.0", is_cuda_build=True, cuda="unknown")),
     tf_facts("10.2", tf=TensorflowBuild(version="2.4.0", is_cuda_build=True)),  # CUDA 11: one runtime per major
     tf_facts("10.2", gpus=()),  # no NVIDIA GPU: other checks say so
-    tf_facts("10.2", libraries=Libraries()),  # the loader's libraries are known: tensorflow_libs judges them
+    tf_facts("10.2", libraries=Libraries(libcudart=())),  # the loader's CUDA runtimes are known: tensorflow_libs judges them
 ])
 def test_nothing_to_say(facts):
     assert checked(facts) == []
@@ -111,3 +111,11 @@ def test_a_gpu_present_or_unknown_is_judged_and_no_matrix_judges_nothing():
     assert len(checked(tf_facts("10.2", gpus=(Gpu(name="GeForce GTX 1650"),)))) == 1
     assert len(checked(tf_facts("10.2"))) == 1  # the GPU list unknown
     assert checked(tf_facts("10.2"), None) == []
+
+
+def test_a_cudnn_stated_alone_is_no_word_on_the_loaders_cuda_runtime():
+    # https://github.com/tensorflow/tensorflow/issues/26298: "Cudnn 7.4.1.5 or 7.5" beside a CUDA 10.1 toolkit
+    from gpudoctor.model import Library
+
+    (f,) = checked(tf_facts("10.2", libraries=Libraries(libcudnn=(Library(path=None, version="7.5"),))))
+    assert f.id == "tf-missing-gpu-libs"

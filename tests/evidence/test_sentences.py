@@ -110,3 +110,19 @@ def test_an_amd_gpu_named_in_words_is_an_amd_gpu(line, name):
 
 def test_amd64_is_no_amd_gpu():
     assert _facts("I run the amd64 build on a card from 2019").amd_gpus is None
+
+
+@pytest.mark.parametrize(("line", "toolkit"), [
+    ("5. Cuda_10.1.105_win10_network", "10.1"),  # https://github.com/tensorflow/tensorflow/issues/26298
+    ("I ran cuda_11.8.0_522.06_windows.exe", "11.8"),
+    ("sudo sh cuda_12.1.0_530.30.02_linux.run", "12.1"),
+])
+def test_a_cuda_installer_named_is_the_toolkit(line, toolkit):
+    assert _facts(line).cuda_toolkits[0].version == toolkit
+
+
+def test_tensorflow_gpu_in_words_is_the_cuda_build():
+    # https://github.com/tensorflow/tensorflow/issues/26298
+    facts = _facts("I'm running Windows 10 PRO and I'm using Geforce RTX 2070 and TensorFlow-GPU 1.13.1")
+    assert facts.frameworks.tensorflow.version == "1.13.1" and facts.frameworks.tensorflow.is_cuda_build is True
+    assert _facts("I'm using TensorFlow 2.4.1 on Ubuntu").frameworks.tensorflow.is_cuda_build is None

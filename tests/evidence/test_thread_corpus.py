@@ -186,7 +186,6 @@ BLIND_NOT_YET_RIGHT = frozenset({
     'gh-subpixel-36',
     'gh-tensorflow-13365',
     'gh-tensorflow-22651',
-    'gh-tensorflow-26298',
     'gh-tensorflow-30978',
     'gh-tensorflow-31058',
     'gh-tensorflow-35061',

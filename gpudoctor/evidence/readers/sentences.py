@@ -23,7 +23,7 @@ _OUTPUT = re.compile(r"[/\\]\w|^\s*(?:(?:ERROR|WARNING|INFO|DEBUG|FATAL|CRITICAL
                      r"^\s*[-*]?\s*[A-Z][\w /().-]{1,40}\s*:\s*\S.{0,80}$")  # "Key: value": an output line or a form field
 _URL = re.compile(r"\(?\bhttps?://\S+")
 _EXAMPLE = re.compile(r"\((?:e\.g\.?|for example|like)[^)]*\)", re.I)
-_FRAMEWORK = re.compile(r"(?i)\b(tensorflow|tf|pytorch|torch)(?:-gpu)?(?:\s+(?:version\s+)?(?:is\s+|of\s+|:\s*|=\s*|v)?|\s*={1,2}\s*)"
+_FRAMEWORK = re.compile(r"(?i)\b(tensorflow|tf|pytorch|torch)(-gpu)?(?:\s+(?:version\s+)?(?:is\s+|of\s+|:\s*|=\s*|v)?|\s*={1,2}\s*)"
                         r"(\d+\.\d+(?:\.\d+)?)(?:\s*\+\s*(cpu|cu\d+))?(?![\d.]*\w)")
 _WSL = re.compile(r"(?i)\b(windows subsystem for linux|wsl\s*[12]\b|wsl2|wsl\b)")
 _OS = re.compile(r"(?i)\b(windows subsystem for linux|windows\s*(?:10|11|7|8\.1|server\s*\d{4})|ubuntu\s*\d{2}\.\d{2}(?:\.\d+)?|wsl\s*[12]\b|wsl2|wsl\b|"
@@ -45,6 +45,8 @@ _CUDA = re.compile(r"(?i)\bcuda(?:\s+toolkit)?\s*(?:version\s*)?(?:is\s+|:\s*|=\
 # "my nvcc --version is 10.0", "nvcc version 11.7": the toolkit that compiles
 _TORCH_CUDA = re.compile(r"(?i)\b(?:torch\.version\.cuda|(?:py)?torch(?:'s)?\s+cuda(?:\s+version)?)\s*(?:is\s+|:\s*|=\s*)?['\"]?(\d{1,2}\.\d)(?:\.\d+)?\b(?![\d.]*\w)")
 _NVCC = re.compile(r"(?i)\bnvcc(?:\s+-{0,2}(?:version|V)\b)?\s*(?:version\s*)?(?:is\s+|:\s*|=\s*)?(\d{1,2}\.\d)(?:\.\d+)?\b(?![\d.]*\w)")
+# NVIDIA's toolkit installers: cuda_10.1.105_win10_network.exe, cuda_11.8.0_522.06_windows.exe, cuda_12.1.0_530.30.02_linux.run
+_CUDA_INSTALLER = re.compile(r"(?i)\bcuda_(\d{1,2}\.\d)\.\d+_(?:\d+\.\d+(?:\.\d+)?_)?(?:win10|windows|linux)")
 _CUDNN = re.compile(r"(?i)\bcudnn\s*(?:version\s*)?(?:is\s+|:\s*|=\s*|-|v)?(\d\.\d+(?:\.\d+)?)\b")
 _PYTHON = re.compile(r"(?i)\bpython\s+(?:version\s+)?(?:is\s+)?(3\.\d{1,2}(?:\.\d+)?)\b(?![\d.]*\w)")
 _CC = re.compile(r"(?i)\bcompute capability (?:of |is )?(\d{1,2}\.\d)\b")
@@ -66,7 +68,7 @@ _ANY_PLAIN = ("torch", "cuda", "nvcc", "amd ", "python", "driver", "tensorflow",
               "fedora", "rtx", "gtx", "tesla", "quadro", "titan", "radeon", "instinct", "jetson", "a10", "cudnn",
               "compute capability")
 _ANY_CODE = re.compile(r"[ahvtlpk]\d")
-_EVERY_KEY = frozenset({"frameworks.torch.version", "frameworks.torch.cuda", "frameworks.tensorflow.version", "cuda_toolkits[0].version",
+_EVERY_KEY = frozenset({"frameworks.torch.version", "frameworks.torch.cuda", "frameworks.tensorflow.is_cuda_build", "frameworks.tensorflow.version", "cuda_toolkits[0].version",
                         "libraries.libcudnn[]", "host.python", "driver.version", "host.os", "gpus", "gpus[0].compute_capability",
                         "amd_gpus", "host.apple.chip", "frameworks.torch.build", "jetson.model"})
 # a sentence: a word of three letters and another, or three short words ("I'm on Windows 11", "My OS is Ubuntu 20.04")
@@ -81,6 +83,10 @@ def read(document: Document) -> Iterator[Observation]:
             return  # only the first statement of each fact counts: the rest of a large paste has nothing to add
         if not _names_a_subject(line):
             continue
+        m = _CUDA_INSTALLER.search(line) if "cuda_toolkits[0].version" not in said and "uda_" in line else None
+        if m:  # "5. Cuda_10.1.105_win10_network": the toolkit installer the reporter ran, named in a list, not a sentence
+            said.add("cuda_toolkits[0].version")
+            yield Observation("cuda_toolkits[0].version", major_minor(m.group(1)), number, NAME, "the CUDA installer the reporter names", stated=True)
         line = _EXAMPLE.sub(" ", line) if "(" in line else line  # an issue template's "(e.g., Linux Ubuntu 16.04)" is no statement
         line = _URL.sub(" ", line) if "://" in line else line  # a link in a sentence is no path of tool output
         if len(line) > 400 or not (_PROSE.search(line) or _BOLD_LABEL.match(line)) or _OUTPUT.search(line):
@@ -109,7 +115,10 @@ def _facts(line: str, said: set[str] | frozenset[str] = frozenset()) -> Iterator
     if not {"frameworks.torch.version", "frameworks.tensorflow.version"} <= said:
         for m in _FRAMEWORK.finditer(line):
             framework = "tensorflow" if m.group(1).lower() in ("tensorflow", "tf") else "torch"
-            yield f"frameworks.{framework}.version", m.group(2) + (f"+{m.group(3).lower()}" if m.group(3) else "")
+            yield f"frameworks.{framework}.version", m.group(3) + (f"+{m.group(4).lower()}" if m.group(4) else "")
+            if framework == "tensorflow" and m.group(2):
+                # "TensorFlow-GPU 1.13.1": the name of TensorFlow's CUDA package (until 2.11) says the build's kind
+                yield "frameworks.tensorflow.is_cuda_build", True
     m = _TORCH_CUDA.search(line) if "frameworks.torch.cuda" not in said else None
     if m:
         yield "frameworks.torch.cuda", major_minor(m.group(1))
