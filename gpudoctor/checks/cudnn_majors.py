@@ -68,6 +68,42 @@ def cudnn_major_missing(facts: Facts, matrix: object) -> Iterator[Finding]:
     )
 
 
+def onnxruntime_cudnn_major(facts: Facts, matrix: object) -> Iterator[Finding]:
+    """onnxruntime-gpu of a release built with one cuDNN major beside only the other major (matrices/accelerators.toml
+    [onnxruntime]): its CUDA provider cannot load, whatever the loader path."""
+    version = (facts.python_packages or {}).get("onnxruntime-gpu")
+    installed = _installed_majors(facts)
+    tables = getattr(matrix, "platform_tables", None)
+    notes = getattr(tables.accelerators, "onnxruntime", None) if tables and tables.accelerators else None
+    if not version or not installed or not notes:
+        return
+    from packaging.version import InvalidVersion, Version
+
+    try:
+        release = Version(version).release[:3]
+        nine, eight = Version(notes["cudnn9_from"]).release, Version(notes["cudnn8_until"]).release
+    except (InvalidVersion, KeyError):
+        return
+    need = "9" if release >= nine else "8" if release <= eight else None
+    if need is None or need in installed or (need == "9" and _cuda11_in_sight(facts)):
+        return  # from 1.19 the CUDA 11 builds (a feed of their own, same version numbers) still use cuDNN 8
+    have = sorted(installed)[0]
+    yield Finding(
+        "cudnn-version-mismatch", Severity.ERROR, Section.CUDNN,
+        f"onnxruntime-gpu {version} is built with cuDNN {need}, and only cuDNN {have} is installed",
+        (f"onnxruntime-gpu {version}", *installed.values(),
+         "ONNX Runtime built with cuDNN 8.x is not compatible with cuDNN 9.x, and vice versa (its requirements page)"),
+        Fix(f"Install the onnxruntime-gpu release built for cuDNN {have}" + (" (1.18.0 or older)" if have == "8" else " (1.19 or newer)")
+            + f", or cuDNN {need} in an environment of its own",
+            (f"pip install 'onnxruntime-gpu{'<=1.18.0' if have == '8' else '>=1.19'}'",), notes.get("url")),
+    )
+
+
+def _cuda11_in_sight(facts: Facts) -> bool:
+    toolkits = any((t.version or "").startswith("11.") for t in facts.cuda_toolkits or ())
+    return toolkits or any(re.fullmatch(r"nvidia-[a-z-]+-cu11", name) for name in facts.python_packages or {})
+
+
 def not_on_loader_path(found: list[Symptom], severity: Severity | None, evidence: tuple[str, ...]) -> Iterator[Finding]:
     """CUDA or cuDNN libraries a program that is no known framework cannot load (`libcudnn.so.9: cannot open shared
     object file` from onnxruntime's provider, mxnet, cupy): the library named is missing or off the loader path.
@@ -92,4 +128,4 @@ def not_on_loader_path(found: list[Symptom], severity: Severity | None, evidence
         )
 
 
-CHECKS = (cudnn_major_missing,)
+CHECKS = (onnxruntime_cudnn_major, cudnn_major_missing)

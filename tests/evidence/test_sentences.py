@@ -126,3 +126,11 @@ def test_tensorflow_gpu_in_words_is_the_cuda_build():
     facts = _facts("I'm running Windows 10 PRO and I'm using Geforce RTX 2070 and TensorFlow-GPU 1.13.1")
     assert facts.frameworks.tensorflow.version == "1.13.1" and facts.frameworks.tensorflow.is_cuda_build is True
     assert _facts("I'm using TensorFlow 2.4.1 on Ubuntu").frameworks.tensorflow.is_cuda_build is None
+
+
+def test_a_pin_in_a_sentence_states_the_package():
+    # https://github.com/microsoft/onnxruntime/issues/22198
+    facts = _facts("When I install the torch, there is a relative nvidia-cudnn-cu12==8.9.26 installed for my env. "
+                   "When I install the onnxruntime-gpu==1.19.2,  create onnxruntime InferenceSession failed.")
+    assert facts.python_packages == {"nvidia-cudnn-cu12": "8.9.26", "onnxruntime-gpu": "1.19.2"}
+    assert _facts("I read that requests==2.31.0 is needed for this").python_packages is None

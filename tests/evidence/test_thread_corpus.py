@@ -110,7 +110,6 @@ BLIND_NOT_YET_RIGHT = frozenset({
     'gh-mem2seq-4',
     'gh-microsoft-directml-329',
     'gh-microsoft-onnxruntime-20223',
-    'gh-microsoft-onnxruntime-22198',
     'gh-microsoft-onnxruntime-6379',
     'gh-microsoft-wsl-1788',
     'gh-microsoft-wsl-3847',

@@ -47,6 +47,10 @@ _TORCH_CUDA = re.compile(r"(?i)\b(?:torch\.version\.cuda|(?:py)?torch(?:'s)?\s+c
 _NVCC = re.compile(r"(?i)\bnvcc(?:\s+-{0,2}(?:version|V)\b)?\s*(?:version\s*)?(?:is\s+|:\s*|=\s*)?(\d{1,2}\.\d)(?:\.\d+)?\b(?![\d.]*\w)")
 # NVIDIA's toolkit installers: cuda_10.1.105_win10_network.exe, cuda_11.8.0_522.06_windows.exe, cuda_12.1.0_530.30.02_linux.run
 _CUDA_INSTALLER = re.compile(r"(?i)\bcuda_(\d{1,2}\.\d)\.\d+_(?:\d+\.\d+(?:\.\d+)?_)?(?:win10|windows|linux)")
+# "When I install the onnxruntime-gpu==1.19.2", "torch pinned nvidia-cudnn-cu12==8.9.26": a pin in a sentence states
+# what is installed, for the distributions whose version or mere presence a check reads
+_PIN = re.compile(r"(?i)\b(onnxruntime(?:-gpu)?|nvidia-cudnn-cu1\d|paddlepaddle(?:-gpu)?|tensorflow-gpu|tensorflow-cpu|jaxlib|"
+                  r"jax-cuda1\d-plugin|mxnet(?:-cu\d+)?|cntk(?:-gpu)?)\s*==\s*(\d[\w.+]*\w)")
 _CUDNN = re.compile(r"(?i)\bcudnn\s*(?:version\s*)?(?:is\s+|:\s*|=\s*|-|v)?(\d\.\d+(?:\.\d+)?)\b")
 _PYTHON = re.compile(r"(?i)\bpython\s+(?:version\s+)?(?:is\s+)?(3\.\d{1,2}(?:\.\d+)?)\b(?![\d.]*\w)")
 _CC = re.compile(r"(?i)\bcompute capability (?:of |is )?(\d{1,2}\.\d)\b")
@@ -119,6 +123,9 @@ def _facts(line: str, said: set[str] | frozenset[str] = frozenset()) -> Iterator
             if framework == "tensorflow" and m.group(2):
                 # "TensorFlow-GPU 1.13.1": the name of TensorFlow's CUDA package (until 2.11) says the build's kind
                 yield "frameworks.tensorflow.is_cuda_build", True
+    if "==" in line:
+        for m in _PIN.finditer(line):
+            yield f"python_packages.{m.group(1).lower()}", m.group(2)
     m = _TORCH_CUDA.search(line) if "frameworks.torch.cuda" not in said else None
     if m:
         yield "frameworks.torch.cuda", major_minor(m.group(1))

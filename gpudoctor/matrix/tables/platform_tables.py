@@ -70,6 +70,7 @@ class AcceleratorNotes:
     xpu: dict[str, str]
     mxnet: dict[str, str]
     cpu_variants: dict[str, str] = field(default_factory=dict)
+    onnxruntime: dict[str, str] = field(default_factory=dict)  # onnxruntime-gpu's cuDNN majors by release
 
 
 @dataclass(frozen=True)
@@ -162,4 +163,4 @@ def _apple(r: Reader) -> AppleTable:
 
 
 def _accelerators(doc: dict) -> AcceleratorNotes:
-    return AcceleratorNotes(*({k: str(v) for k, v in doc.get(name, {}).items()} for name in ("directml", "xpu", "mxnet", "cpu_variants")))
+    return AcceleratorNotes(*({k: str(v) for k, v in doc.get(name, {}).items()} for name in ("directml", "xpu", "mxnet", "cpu_variants", "onnxruntime")))

@@ -1,0 +1,49 @@
+"""onnxruntime-gpu's cuDNN major against the cuDNN installed (checks/cudnn_majors.onnxruntime_cudnn_major; the
+releases' majors in matrices/accelerators.toml [onnxruntime], from ONNX Runtime's requirements page)."""
+
+from __future__ import annotations
+
+import pytest
+
+from gpudoctor.checks.cudnn_majors import onnxruntime_cudnn_major
+from gpudoctor.matrix import load_matrix
+from gpudoctor.model import CudaToolkit, Facts, Severity
+
+MATRIX = load_matrix()
+
+
+def run(packages: dict, **facts) -> list:
+    return list(onnxruntime_cudnn_major(Facts(python_packages=packages, **facts), MATRIX))
+
+
+def test_a_cudnn9_release_beside_only_cudnn8():
+    # https://github.com/microsoft/onnxruntime/issues/22198: torch pinned nvidia-cudnn-cu12 8.9, onnxruntime-gpu 1.19.2
+    (f,) = run({"onnxruntime-gpu": "1.19.2", "nvidia-cudnn-cu12": "8.9.2.26"})
+    assert (f.id, f.severity) == ("cudnn-version-mismatch", Severity.ERROR)
+    assert f.title == "onnxruntime-gpu 1.19.2 is built with cuDNN 9, and only cuDNN 8 is installed"
+    assert f.fix.commands == ("pip install 'onnxruntime-gpu<=1.18.0'",)
+
+
+def test_a_cudnn8_release_beside_only_cudnn9():
+    (f,) = run({"onnxruntime-gpu": "1.17.1", "nvidia-cudnn-cu12": "9.1.0.70"})
+    assert f.title == "onnxruntime-gpu 1.17.1 is built with cuDNN 8, and only cuDNN 9 is installed"
+    assert f.fix.commands == ("pip install 'onnxruntime-gpu>=1.19'",)
+
+
+@pytest.mark.parametrize(("packages", "toolkits"), [
+    ({"onnxruntime-gpu": "1.19.2", "nvidia-cudnn-cu12": "9.1.0.70"}, None),  # the major it needs
+    ({"onnxruntime-gpu": "1.16.3", "nvidia-cudnn-cu11": "8.9.2.26"}, None),
+    ({"onnxruntime-gpu": "1.18.1", "nvidia-cudnn-cu12": "8.9.2.26"}, None),  # 1.18.1 had builds of both majors
+    ({"onnxruntime-gpu": "1.19.2", "nvidia-cudnn-cu11": "8.9.2.26"}, None),  # a CUDA 11 build of 1.19 uses cuDNN 8
+    ({"onnxruntime-gpu": "1.19.2", "nvidia-cudnn-cu12": "8.9.2.26"}, (CudaToolkit(version="11.8"),)),
+    ({"onnxruntime-gpu": "1.19.2"}, None),  # no cuDNN known
+    ({"onnxruntime": "1.19.2", "nvidia-cudnn-cu12": "8.9.2.26"}, None),  # the CPU package
+    ({"onnxruntime-gpu": "not-a-version", "nvidia-cudnn-cu12": "8.9.2.26"}, None),
+])
+def test_nothing_to_say(packages, toolkits):
+    assert run(packages, cuda_toolkits=toolkits) == []
+
+
+def test_no_matrix_judges_nothing():
+    facts = Facts(python_packages={"onnxruntime-gpu": "1.19.2", "nvidia-cudnn-cu12": "8.9.2.26"})
+    assert list(onnxruntime_cudnn_major(facts, None)) == []
