@@ -125,3 +125,14 @@ def test_nvcc_that_cannot_target_the_gpu_names_the_first_toolkit_that_can(line, 
     report = run_checks(read_evidence(line, "paste"), load_matrix(), "paste")
     (finding,) = [f for f in report.findings if f.id == "cuda-toolkit-too-old-for-gpu"]
     assert finding.severity.label == "error" and finding.fix.summary.startswith(f"Install CUDA {first} or newer")
+
+
+def test_invalid_device_function_is_the_older_word_for_a_missing_architecture():
+    # https://github.com/pytorch/tutorials/issues/8 (torch 0.1.6, GTX 950M) and dmlc/xgboost#3947 (thrust)
+    assert findings("RuntimeError: cuda runtime error (8) : invalid device function at THCTensorMathPointwise.cu:246\n") == {
+        "gpu-arch-not-in-build": "error"}
+    assert findings("  what():  function_attributes(): after cudaFuncGetAttributes: invalid device function\n") == {
+        "gpu-arch-not-in-build": "error"}
+    # on an AMD GPU the words are HIP's: the ROCm rules speak, not the CUDA one
+    amd = findings("I have an AMD Radeon RX 6700 XT on Ubuntu\nRuntimeError: invalid device function\n")
+    assert amd.get("gpu-arch-not-in-build") is None
