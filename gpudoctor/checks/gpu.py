@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Iterator
 
 from ..model import Facts, Finding, Fix, Section, Severity
-from ._facts import driver_loaded, gpu_label, gpu_presence, gpus, jetson, on_mac
+from ._facts import driver_loaded, gpu_label, gpu_presence, gpus, jetson, on_mac, symptoms
 
 DRIVER_DOWNLOAD = "https://www.nvidia.com/en-us/drivers/"
 UBUNTU_DRIVERS = "https://ubuntu.com/server/docs/nvidia-drivers-installation"
@@ -72,10 +72,12 @@ def nouveau_loaded(facts: Facts, matrix: object) -> Iterator[Finding]:
 
 def nvml_driver_library_mismatch(facts: Facts, matrix: object) -> Iterator[Finding]:
     driver = facts.driver
-    if not driver or not driver.nvml_error or "mismatch" not in driver.nvml_error.lower():
+    said = symptoms(facts, "nvml-version-mismatch")  # the same error in the words of a tool that calls NVML
+    if not said and (not driver or not driver.nvml_error or "mismatch" not in driver.nvml_error.lower()):
         return
-    evidence = [f"NVML: {driver.nvml_error}"]
-    if driver.kernel_module_version:
+    evidence = [f"NVML: {driver.nvml_error}"] if driver and driver.nvml_error else []
+    evidence += [f"log: {s.text}" for s in said[:1]]
+    if driver and driver.kernel_module_version:
         evidence.append(f"loaded kernel module: {driver.kernel_module_version}")
     libcuda = [lib.version for lib in (facts.libraries.libcuda or ()) if lib.version] if facts.libraries else []
     if libcuda:

@@ -78,6 +78,12 @@ def test_nvml_mismatch_pinned():
         "NVML: Driver/library version MISMATCH",)
     assert run(g.nvml_driver_library_mismatch, Facts(driver=Driver(nvml_error="Driver Not Loaded"))) == []
     assert run(g.nvml_driver_library_mismatch, Facts(driver=R535)) == []
+    # https://github.com/NVIDIA/nvidia-docker/issues/584: nvidia-smi said "Function Not Found", nvidia-docker the mismatch
+    said = Symptom("nvml-version-mismatch", "nvidia-docker | 2017/12/21 05:04:46 Error: nvml: Driver/library version mismatch")
+    f = one(g.nvml_driver_library_mismatch, Facts(driver=Driver(nvml_error="Function Not Found"), symptoms=(said,)))
+    assert f.evidence == ("NVML: Function Not Found", f"log: {said.text}")
+    assert one(g.nvml_driver_library_mismatch, Facts(symptoms=(said,))).evidence == (f"log: {said.text}",)
+    assert run(g.nvml_driver_library_mismatch, Facts(symptoms=(Symptom("cuda-no-device", "x"),))) == []
 
 
 def test_gpus_found_pinned():

@@ -128,7 +128,6 @@ BLIND_NOT_YET_RIGHT = frozenset({
     'gh-nvidia-docker-133',
     'gh-nvidia-docker-270',
     'gh-nvidia-docker-425',
-    'gh-nvidia-docker-584',
     'gh-nvidia-docker-753',
     'gh-nvidia-htop-23',
     'gh-nvidia-isaac-gr00t-343',
