@@ -37,7 +37,6 @@ BLIND_NOT_YET_RIGHT = frozenset({
     'gh-boy1dr-spleetergui-206',
     'gh-canonical-nvidia-prime-20',
     'gh-casrel-28',
-    'gh-cfa-variant-forecasting-2026-20',
     'gh-chainer-4394',
     'gh-chainer-740',
     'gh-cntk-2649',
