@@ -138,7 +138,6 @@ BLIND_NOT_YET_RIGHT = frozenset({
     'gh-openbot-447',
     'gh-opendatacam-opendatacam-214',
     'gh-opensensenova-sensenova-u1-281',
-    'gh-paddle-39102',
     'gh-prompthmr-4',
     'gh-pytorch-102715',
     'gh-pytorch-103832',
