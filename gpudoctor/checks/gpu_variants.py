@@ -1,6 +1,9 @@
 """gpu-package-cpu-variant from a package list: a library whose CUDA build is published under another name
 (onnxruntime / onnxruntime-gpu, paddlepaddle / paddlepaddle-gpu, mxnet / mxnet-cu112, cntk / cntk-gpu) installed as
-its CPU-only distribution, or as both. The pairs live in matrices/accelerators.toml ([cpu_variants])."""
+its CPU-only distribution, or as both. The pairs live in matrices/accelerators.toml ([cpu_variants]).
+
+A warning, never an error: such a package is often a dependency of some tool that is meant to run on the CPU
+(onnxruntime under rembg or insightface), so a package list alone does not say the user wants it on the GPU."""
 
 from __future__ import annotations
 
@@ -28,7 +31,7 @@ def gpu_package_cpu_variant(facts: Facts, matrix: object) -> Iterator[Finding]:
         gpu = sorted(name for name in installed if name != cpu and fnmatch(name, gpu_glob))
         if gpu:  # both: one import name, and the CPU distribution's files shadow or mix into the GPU one's
             yield Finding(
-                "gpu-package-cpu-variant", Severity.ERROR, Section.ENVIRONMENT,
+                "gpu-package-cpu-variant", Severity.WARNING, Section.ENVIRONMENT,
                 f"{cpu} (the CPU-only build) is installed beside {gpu[0]}: both provide the same module, and the CPU one's files win",
                 (f"{cpu} {installed[cpu]}", f"{gpu[0]} {installed[gpu[0]]}"),
                 Fix(f"Uninstall both, then install only {gpu[0]}", (f"pip uninstall -y {cpu} {gpu[0]} && pip install {gpu[0]}",)),
@@ -37,7 +40,7 @@ def gpu_package_cpu_variant(facts: Facts, matrix: object) -> Iterator[Finding]:
         if presence is False:
             continue  # no NVIDIA GPU: the CPU build is the right one
         yield Finding(
-            "gpu-package-cpu-variant", Severity.ERROR if presence else Severity.WARNING, Section.ENVIRONMENT,
+            "gpu-package-cpu-variant", Severity.WARNING, Section.ENVIRONMENT,
             f"{cpu} is the CPU-only build: its CUDA build is the separate package {gpu_glob.replace('*', 'XXX')}"
             + ("" if presence else " (whether this machine has an NVIDIA GPU is not known)"),
             (f"{cpu} {installed[cpu]}", f"no {gpu_glob} installed"),
