@@ -49,14 +49,26 @@ def amdgpu_driver_not_loaded(facts: Facts, matrix: object) -> Iterator[Finding]:
     if rocm is None or rocm.amdgpu_loaded is not False:
         return
     torch = facts.frameworks.torch if facts.frameworks else None
-    wanted = amd_gpus(facts) or rocm.version or (torch and torch.hip)
+    # rocminfo's own "ROCk module is NOT loaded": ROCm is installed, so the module is wanted
+    said = (facts.provenance or {}).get("rocm.amdgpu_loaded", "").startswith("rocminfo")
+    wanted = amd_gpus(facts) or rocm.version or (torch and torch.hip) or said
     if not wanted:
         return  # no sign of an AMD GPU or of ROCm: the module is simply not needed here
-    evidence = ["the amdgpu kernel module is not loaded (/sys/module/amdgpu is absent)"]
+    evidence = ["rocminfo: ROCk module is NOT loaded" if said else "the amdgpu kernel module is not loaded (/sys/module/amdgpu is absent)"]
     if rocm.version:
         evidence.append(f"ROCm {rocm.version} is installed")
     if torch and torch.hip:
         evidence.append(f"torch is a ROCm {torch.hip} build")
+    if facts.host and facts.host.wsl:  # WSL has no amdgpu module of its own: AMD's WSL route is another install
+        yield Finding(
+            "amdgpu-driver-not-loaded", Severity.ERROR, Section.GPU,
+            "ROCm installed for Linux inside WSL finds no amdgpu kernel driver: WSL has none",
+            (*evidence, f"WSL {facts.host.wsl}"),
+            Fix("Use AMD's ROCm-on-WSL install (Radeon software for WSL with ROCm), not the native Linux installer; or run ROCm on native Linux",
+                ("rocminfo | grep -E 'Name|Marketing'   # after AMD's WSL install",),
+                "https://rocm.docs.amd.com/projects/radeon/en/latest/docs/install/wsl/install-radeon.html"),
+        )
+        return
     yield Finding(
         "amdgpu-driver-not-loaded", Severity.ERROR, Section.GPU,
         "The amdgpu kernel driver is not loaded: ROCm cannot reach an AMD GPU",

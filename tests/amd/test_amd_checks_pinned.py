@@ -173,3 +173,23 @@ def test_override_target_refuses_what_is_no_target():
                   "10.3", "10.3.0.1", "", "10.x.0", "10.3.-1", "gfx1030"):
         assert a.override_target(value) is None, value
 
+
+
+def test_rocminfo_saying_the_module_is_not_loaded_is_its_own_sign_of_rocm():
+    # https://github.com/ROCm/legacy-rocm-build/issues/1794: rocminfo inside WSL2, "ROCk module is NOT loaded"
+    from gpudoctor.evidence import read_evidence
+
+    facts = read_evidence("Running` /opt/rocm-5.2.3/bin/rocminfo` I get:\n\n`ROCk module is NOT loaded, possibly no GPU devices`\n", "paste")
+    assert facts.rocm.amdgpu_loaded is False
+    (f,) = run(a.amdgpu_driver_not_loaded, facts)
+    assert f.evidence == ("rocminfo: ROCk module is NOT loaded",) and f.fix.commands[0] == "sudo modprobe amdgpu"
+    loaded = read_evidence("ROCk module version 6.3.6 is loaded\n", "paste")
+    assert loaded.rocm.amdgpu_loaded is True
+
+
+def test_inside_wsl_the_fix_is_amds_wsl_route_not_modprobe():
+    from gpudoctor.model import Host
+
+    (f,) = run(a.amdgpu_driver_not_loaded, Facts(amd_gpus=(RX7900XTX,), rocm=Rocm(amdgpu_loaded=False), host=Host(os="linux", wsl=2)))
+    assert f.title == "ROCm installed for Linux inside WSL finds no amdgpu kernel driver: WSL has none"
+    assert f.evidence[-1] == "WSL 2" and "modprobe" not in " ".join(f.fix.commands)

@@ -161,7 +161,6 @@ BLIND_NOT_YET_RIGHT = frozenset({
     'gh-rocm-gfx803-2',
     'gh-rocm-hip-3229',
     'gh-rocm-legacy-rocm-build-1080',
-    'gh-rocm-legacy-rocm-build-1794',
     'gh-rocm-legacy-rocm-build-2720',
     'gh-rocm-legacy-rocm-build-4064',
     'gh-rocm-legacy-rocm-build-4809',

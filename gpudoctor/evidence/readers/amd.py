@@ -13,7 +13,8 @@ from ..observation import Observation
 from ._common import known, version_in
 
 NAME = "amd"
-_ROCK = re.compile(r"^\s*ROCk module(?: version \S+)? is loaded\s*$")
+# "ROCk module is loaded" / "ROCk module version 6.3.6 is loaded"; "ROCk module is NOT loaded, possibly no GPU devices"
+_ROCK = re.compile(r"^\s*`?ROCk module(?: version \S+)? is (NOT )?loaded\b")
 _NO_BINARY = re.compile(r"hipErrorNoBinaryForGpu|HIP error: invalid device function")
 _RUNTIME = re.compile(r"^\s*(HIP runtime version|MIOpen runtime version)\s*:\s*(.*)$")
 
@@ -34,8 +35,10 @@ def read(document: Document) -> Iterator[Observation]:
     for number in document.lines_with("ROCk module", "hipErrorNoBinaryForGpu", "HIP error", "runtime version"):
         # each pattern needs its words in the line: only lines holding them are read (a large paste has few of AMD's)
         line = document.lines[number - 1]
-        if "ROCk module" in line and _ROCK.match(line):
-            yield Observation("rocm.amdgpu_loaded", True, number, "rocminfo", "rocminfo prints this when the amdgpu (ROCk) module is loaded")
+        m = _ROCK.match(line) if "ROCk module" in line else None
+        if m:
+            yield Observation("rocm.amdgpu_loaded", not m.group(1), number, "rocminfo",
+                              f"rocminfo prints this when the amdgpu (ROCk) module is {'not ' if m.group(1) else ''}loaded")
             continue
         if ("hipErrorNoBinaryForGpu" in line or "HIP error" in line) and _NO_BINARY.search(line):
             yield Observation("symptoms[]", {"kind": "hip-no-binary-for-gpu", "text": line.strip()[:300], "framework": "torch"}, number, "error line")
