@@ -226,3 +226,27 @@ def test_pips_successfully_installed_line_gives_the_versions(text):
 def test_a_sentence_about_installing_is_no_pip_output():
     facts = read_evidence("I then ran pip and it said Successfully installed torch-2.4.0 but nothing changed", "paste")
     assert facts.frameworks is None or facts.frameworks.torch is None or facts.frameworks.torch.version != "2.4.0"
+
+
+LSHW_NOUVEAU = """  *-display
+       description: VGA compatible controller
+       product: G98 [GeForce 9300 GS]
+       vendor: NVIDIA Corporation
+       physical id: 0
+       bus info: pci@0000:03:00.0
+       configuration: driver=nouveau latency=0
+"""
+
+
+def test_lshw_display_blocks_give_the_nvidia_device_and_its_driver():
+    # https://github.com/peci1/nvidia-htop/issues/23
+    (device,) = read_evidence(LSHW_NOUVEAU, "paste").pci_devices
+    assert (device.bus_id, device.vendor_id, device.driver) == ("0000:03:00.0", "10de", "nouveau")
+    unclaimed = LSHW_NOUVEAU.replace("*-display", "*-display UNCLAIMED").replace("       configuration: driver=nouveau latency=0\n", "")
+    (device,) = read_evidence(unclaimed, "paste").pci_devices
+    assert device.driver is None and device.bus_id == "0000:03:00.0"
+    # neither a driver nor UNCLAIMED: whether one is bound is not said, so no device is recorded from it
+    silent = LSHW_NOUVEAU.replace("       configuration: driver=nouveau latency=0\n", "")
+    assert read_evidence(silent, "paste").pci_devices is None
+    amd = LSHW_NOUVEAU.replace("NVIDIA Corporation", "Advanced Micro Devices, Inc. [AMD/ATI]")
+    assert read_evidence(amd, "paste").pci_devices is None
