@@ -191,10 +191,11 @@ def _answers(facts: Facts, matrix: "Matrix") -> dict:
 
 
 def install_fix(facts: Facts, matrix: "Matrix | None", framework: str, summary: str, extra: str | None = None,
-                prefer_version: str | None = None, first: tuple[str, ...] = ()) -> Fix:
+                prefer_version: str | None = None, first: tuple[str, ...] = (), gpu_build: bool = False) -> Fix:
     """The one fix builder: install the newest build that fits this machine (or ``prefer_version`` if it fits),
     after the ``first`` commands (e.g. uninstalling a wrong build). With no build that fits, the fix says why and
-    offers no command rather than a guess."""
+    offers no command rather than a guess. ``gpu_build``: the fix must be a CUDA build; where the machine's GPU and
+    driver are unknown (the solver then fits a CPU build), it says how to pick the CUDA build instead."""
     from ..matrix.solver.solve import install_commands
 
     url = TORCH_PREVIOUS_URL if framework == "torch" else TF_PIP_URL
@@ -210,6 +211,14 @@ def install_fix(facts: Facts, matrix: "Matrix | None", framework: str, summary: 
         if extra:
             text += f"; {extra}"
         return Fix(text, (), url)
+    if gpu_build and choice.cuda is None and framework == "torch":
+        newest = max(matrix.torch, key=lambda r: vt(r.series) or ())
+        tags = ", ".join(f"{v.tag} (CUDA {v.cuda})" for v in newest.variants)
+        return Fix(f"{summary}: install torch from PyTorch's index with a CUDA tag the driver runs (nvidia-smi's 'CUDA "
+                   f"Version' is the newest it runs; torch {newest.series} has {tags}, an older driver needs an older torch)"
+                   + (f"; {extra}" if extra else ""),
+                   (*first, "nvidia-smi   # 'CUDA Version': the newest CUDA this driver runs",
+                    f"pip install torch torchvision --index-url https://download.pytorch.org/whl/{newest.default_linux}   # or the tag of that CUDA"), url)
     py = python_minor(facts)
     text = f"{summary}: install {choice.label}"
     if py and choice.python != py:

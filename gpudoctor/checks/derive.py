@@ -10,6 +10,9 @@ Derived here:
 - a CUDA build of TensorFlow: the package index's `tensorflow` wheel (2.1 and newer, no local version tag) for Linux
   x86_64, and for Windows up to the last native-Windows GPU release (tensorflow.toml), is the CUDA build; `tensorflow-cpu`, later Windows wheels and the macOS wheels are
   not. The package is the index's where pip lists it, or where the text says it was installed with pip.
+- a CPU build of torch: the package index's torch wheel (2.0 and newer, no local version tag) for native Windows is the
+  CPU build (torch.toml's default_windows); PyTorch's own index tags its CUDA wheels (+cu121). Only where a package
+  list names that version (pip list, pip's "Successfully installed"), not where a sentence does.
 """
 
 from __future__ import annotations
@@ -28,7 +31,25 @@ _CPU_DISTRIBUTIONS = ("tensorflow-cpu", "tensorflow-intel", "tensorflow-macos", 
 
 
 def derive(facts: Facts, matrix: "Matrix | None") -> Facts:
-    return _rosetta(_torch_cuda_build_from_its_words(_tensorflow_cuda_build(facts, matrix)))
+    return _rosetta(_torch_windows_index_wheel(_torch_cuda_build_from_its_words(_tensorflow_cuda_build(facts, matrix)), matrix))
+
+
+def _torch_windows_index_wheel(facts: Facts, matrix: "Matrix | None") -> Facts:
+    torch = facts.frameworks.torch if facts.frameworks else None
+    host = facts.host
+    if torch is None or torch.version is None or host is None or host.os != "windows" or host.wsl or matrix is None:
+        return facts
+    if torch_build_kind(torch) is not None or torch.cuda or (facts.python_packages or {}).get("torch") != torch.version:
+        return facts  # the build is known, or the version is not a package list's
+    m = re.fullmatch(r"(\d+)\.\d+(?:\.\d+)*", torch.version)
+    if not m or int(m.group(1)) < 2 or matrix.torch_default_windows != "cpu":
+        return facts  # a local tag says the build; 1.x's untagged Windows wheels on PyTorch's index were CUDA builds
+    frameworks = dataclasses.replace(facts.frameworks, torch=dataclasses.replace(torch, build="cpu"))
+    provenance = dict(facts.provenance) if facts.provenance is not None else None
+    if provenance is not None:
+        provenance["frameworks.torch.build"] = (f"derived: the package index's torch {torch.version} wheel for Windows is the "
+                                                "CPU build (CUDA builds come from PyTorch's index, tagged +cuXXX)")
+    return dataclasses.replace(facts, frameworks=frameworks, provenance=provenance)
 
 
 # Symptom kinds that only torch's CUDA build prints (matrices/signatures.toml: torch-no-driver, torch-driver-too-old)

@@ -39,7 +39,7 @@ def torch_cpu_only_build(facts: Facts, matrix: object) -> Iterator[Finding]:
     implied = gpu_implied_but_unlisted(facts)
     if implied:
         evidence.append(implied)
-    fix = install_fix(facts, matrix, "torch", "Replace it with a CUDA build", first=("pip uninstall -y torch torchvision torchaudio",))
+    fix = install_fix(facts, matrix, "torch", "Replace it with a CUDA build", first=("pip uninstall -y torch torchvision torchaudio",), gpu_build=True)
     if presence is None:
         yield Finding("torch-cpu-only-build", Severity.WARNING, Section.TORCH,
                       f"{label} is a CPU-only build: it cannot use an NVIDIA GPU (whether this machine has one is not known)",

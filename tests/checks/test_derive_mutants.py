@@ -252,3 +252,30 @@ def test_an_illegal_instruction_on_an_apple_chip_is_rosetta_when_the_python_arch
 ])
 def test_rosetta_is_left_alone(before):
     assert derive(before, None) is before
+
+
+WIN_PIP_HOST = Host(os="windows", arch="AMD64", python="3.11.9")
+
+
+def test_the_index_torch_wheel_on_native_windows_is_the_cpu_build():
+    derived = derive(facts({"torch": "2.4.0"}, torch=TorchBuild(version="2.4.0"), host=WIN_PIP_HOST, provenance={}), MATRIX)
+    assert derived.frameworks.torch.build == "cpu"
+    assert derived.provenance["frameworks.torch.build"] == (
+        "derived: the package index's torch 2.4.0 wheel for Windows is the CPU build (CUDA builds come from PyTorch's "
+        "index, tagged +cuXXX)")
+
+
+@pytest.mark.parametrize(("packages", "torch", "host"), [
+    ({"torch": "2.4.0+cu121"}, TorchBuild(version="2.4.0+cu121"), WIN_PIP_HOST),  # PyTorch's index: tagged
+    ({"torch": "1.13.1"}, TorchBuild(version="1.13.1"), WIN_PIP_HOST),  # 1.x untagged Windows wheels were CUDA builds
+    ({}, TorchBuild(version="2.4.0"), WIN_PIP_HOST),  # a sentence's version, not a package list's
+    ({"torch": "2.4.0"}, TorchBuild(version="2.4.0", cuda="12.1"), WIN_PIP_HOST),  # conda's build string said CUDA
+    ({"torch": "2.4.0"}, TorchBuild(version="2.4.0", build="cuda"), WIN_PIP_HOST),
+    ({"torch": "2.4.0"}, TorchBuild(version="2.4.0"), LINUX),  # Linux's index wheel is a CUDA build
+    ({"torch": "2.4.0"}, TorchBuild(version="2.4.0"), Host(os="windows", wsl=2)),
+    ({"torch": "2.4.0"}, TorchBuild(version=None), WIN_PIP_HOST),
+])
+def test_the_windows_torch_rule_leaves_everything_else(packages, torch, host):
+    before = facts(packages, torch=torch, host=host)
+    assert derive(before, MATRIX).frameworks.torch == torch
+    assert derive(facts({"torch": "2.4.0"}, torch=TorchBuild(version="2.4.0"), host=WIN_PIP_HOST), None).frameworks.torch.build is None

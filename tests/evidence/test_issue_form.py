@@ -156,3 +156,9 @@ def test_a_typed_list_of_versions_on_adjacent_lines_is_read_outside_a_template()
 def test_the_typed_list_and_the_cuda_stream_executor_judge_the_driver_too_old_for_tensorflow():
     report = run_checks(thread("gh-qanet-5"), load_matrix(), "gh-qanet-5")
     assert "driver-too-old-for-cuda-build" in {f.id for f in report.findings if f.severity.label == "error"}
+
+
+def test_the_os_and_gpu_lines_of_a_typed_list_of_versions_count_with_it():
+    facts = read_evidence("OS: Windows 11\ntorch: 2.4.0\nPython: 3.11.5\nGPU: RTX 4090\n")
+    assert (facts.host.os, facts.frameworks.torch.version, facts.host.python) == ("windows", "2.4.0", "3.11.5")
+    assert facts.gpus[0].name == "RTX 4090"

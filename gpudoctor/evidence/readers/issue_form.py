@@ -35,7 +35,7 @@ _LABELS = {
     "gpu model and memory": "gpu", "gpu models and configuration": "gpu", "gpu model": "gpu", "gpu": "gpu",
     "gpu model/driver": "gpu", "gpu models": "gpu", "graphics card": "gpu", "gpu type": "gpu", "hardware": "gpu",
     "nvidia driver version": "driver", "driver version": "driver", "gpu driver version": "driver", "nvidia driver": "driver",
-    "pytorch version": "torch", "pytorch": "torch", "torch version": "torch",
+    "pytorch version": "torch", "pytorch": "torch", "torch version": "torch", "torch": "torch",
     "tensorflow version": "tensorflow", "tensorflow": "tensorflow", "tf version": "tensorflow",
     "tensorflow installed from (source or binary)": "tf-installed-from", "tensorflow installed from": "tf-installed-from",
     "mobile device": "device",  # TensorFlow's template: where a Jetson is named
@@ -78,9 +78,25 @@ def read(document: Document) -> Iterator[Observation]:
     fields = list(_fields(document))
     is_form = any(label in _DISTINCTIVE for _, label, _, _ in fields) or any(strong for _, _, _, strong in fields)
     listed = {number for number, label, answer, _ in fields if _LABELS[label] in _VERSION_FACTS and _DOTTED.search(answer)}
+    typed = _typed_lists(listed, {number for number, _, _, _ in fields})
     for number, label, answer, strong in fields:
-        if strong or is_form or (number in listed and (number - 1 in listed or number + 1 in listed)):
+        if strong or is_form or number in typed:
             yield from _facts(_LABELS[label], label, answer, number)
+
+
+def _typed_lists(listed: set[int], known: set[int]) -> set[int]:
+    """Runs of adjacent known "Label: value" lines holding two or more versions: the OS or GPU line counts with them."""
+    typed: set[int] = set()
+    for number in sorted(known):
+        if number - 1 in known:
+            continue  # not the first line of its run
+        run = []
+        while number in known:
+            run.append(number)
+            number += 1
+        if sum(n in listed for n in run) >= 2:
+            typed.update(run)
+    return typed
 
 
 def _fields(document: Document) -> Iterator[tuple[int, str, str, bool]]:
