@@ -121,10 +121,8 @@ def arch_not_in_build_from_message(facts: Facts, matrix: "Matrix | None") -> Ite
 
 
 def no_kernel_image_from_message(facts: Facts, matrix: "Matrix | None") -> Iterator[Finding]:
-    found = symptoms(facts, "no-kernel-image")
-    torch = facts.frameworks.torch if facts.frameworks else None
-    if not facts.amd_gpus and not (torch and torch.hip):  # on ROCm the same words are HIP's (checks/rocm_builds.py)
-        found += symptoms(facts, "invalid-device-function")  # the older words for it (cudaErrorInvalidDeviceFunction)
+    torch = facts.frameworks.torch if facts.frameworks else None  # on ROCm "invalid device function" is HIP's (rocm_builds.py)
+    found = symptoms(facts, "no-kernel-image") + ([] if facts.amd_gpus or (torch and torch.hip) else symptoms(facts, "invalid-device-function"))
     if not found or symptoms(facts, "arch-not-in-build"):
         return
     yield Finding(

@@ -87,15 +87,9 @@ def read(document: Document) -> Iterator[Observation]:
 def _typed_lists(listed: set[int], known: set[int]) -> set[int]:
     """Runs of adjacent known "Label: value" lines holding two or more versions: the OS or GPU line counts with them."""
     typed: set[int] = set()
-    for number in sorted(known):
-        if number - 1 in known:
-            continue  # not the first line of its run
-        run = []
-        while number in known:
-            run.append(number)
-            number += 1
-        if sum(n in listed for n in run) >= 2:
-            typed.update(run)
+    for start in (n for n in sorted(known) if n - 1 not in known):  # the first line of each run
+        run = range(start, next(n for n in range(start, start + len(known) + 1) if n not in known))
+        typed.update(run if sum(n in listed for n in run) >= 2 else ())
     return typed
 
 
