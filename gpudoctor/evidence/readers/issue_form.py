@@ -106,8 +106,11 @@ def _fields(document: Document) -> Iterator[tuple[int, str, str, bool]]:
         if shaped:
             raw_label, answer = shaped
         else:
+            colon = line.find(":")  # _BARE's label ends at the first colon: the line up to it decides, once a text
+            if colon == -1 or not _known_before(line[:colon + 1]):  # (most lines of a log have no label we know)
+                continue
             m = _BARE.match(line)
-            if not m or _label(m.group(1)) not in _LABELS:  # the label first: most lines of a log have none we know
+            if not m or _label(m.group(1)) not in _LABELS:
                 continue
             if skip_collect_env and collect_env._FIELD.match(line):
                 continue  # collect_env's own "OS: ..." lines are its output, read by its reader
@@ -146,6 +149,13 @@ def _has_collect_env(document: Document) -> bool:
 def _label(text: str) -> str:
     text = _PARENTHESES.sub("", text.replace("**", "").replace("`", ""))
     return re.sub(r"\s+", " ", text.strip().strip(":").strip()).lower()
+
+
+@functools.lru_cache(maxsize=4096)
+def _known_before(head: str) -> bool:
+    """Whether a line starting with ``head`` (up to its first colon) is a "Label: answer" line with a label we know."""
+    m = _BARE.match(head)
+    return m is not None and _label(m.group(1)) in _LABELS
 
 
 def _example_answer(raw_label: str, answer: str) -> bool:

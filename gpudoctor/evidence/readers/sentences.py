@@ -17,10 +17,15 @@ from .issue_form import _gpu_name, _os
 
 NAME = "reporter's words"
 
-# A line of tool output, not prose: a path, a log prefix, a table, a prompt, a traceback, a known output header.
-_OUTPUT = re.compile(r"[/\\]\w|^\s*(?:(?:ERROR|WARNING|INFO|DEBUG|FATAL|CRITICAL)\b|\||\+-|>>>|\$|#|File \"|Traceback|\d{4}-\d{2}-\d{2}|[A-Z]\d{4} |\[)|NVIDIA-SMI|Driver Version|"
-                     r"CUDA used to build|runtime version|Is CUDA available|={3,}|^\s*[\w.-]+==\S+\s*$|site-packages|\w+\s{3,}\S|"
-                     r"^\s*[-*]?\s*[A-Z][\w /().-]{1,40}\s*:\s*\S.{0,80}$")  # "Key: value": an output line or a form field
+# A line of tool output, not prose: a path, a log prefix, a table, a prompt, a traceback, a known output header. One
+# test in three parts (issue 23: one pattern with every alternative was tried at each character): the words, the
+# patterns at the line's start (``match``), the patterns anywhere (a word then three spaces: one word character is
+# enough, where "\w+" backtracked over every word).
+_OUTPUT_WORDS = ("NVIDIA-SMI", "Driver Version", "CUDA used to build", "runtime version", "Is CUDA available", "===", "site-packages")
+_OUTPUT_START = re.compile(r"\s*(?:(?:ERROR|WARNING|INFO|DEBUG|FATAL|CRITICAL)\b|\||\+-|>>>|\$|#|File \"|Traceback|\d{4}-\d{2}-\d{2}|[A-Z]\d{4} |\[)|"
+                           r"\s*[\w.-]+==\S+\s*$|"
+                           r"\s*[-*]?\s*[A-Z][\w /().-]{1,40}\s*:\s*\S.{0,80}$")  # "Key: value": an output line or a form field
+_OUTPUT_ANYWHERE = re.compile(r"[/\\]\w|\w\s{3,}\S")
 _URL = re.compile(r"\(?\bhttps?://\S+")
 _EXAMPLE = re.compile(r"\((?:e\.g\.?|for example|like)[^)]*\)", re.I)
 _FRAMEWORK = re.compile(r"(?i)\b(tensorflow|tf|pytorch|torch)(?:-gpu)?(?:\s+(?:version\s+)?(?:is\s+|of\s+|:\s*|=\s*|v)?|\s*={1,2}\s*)"
@@ -78,7 +83,7 @@ def read(document: Document) -> Iterator[Observation]:
             continue
         line = _EXAMPLE.sub(" ", line) if "(" in line else line  # an issue template's "(e.g., Linux Ubuntu 16.04)" is no statement
         line = _URL.sub(" ", line) if "://" in line else line  # a link in a sentence is no path of tool output
-        if len(line) > 400 or not (_PROSE.search(line) or _BOLD_LABEL.match(line)) or _OUTPUT.search(line):
+        if len(line) > 400 or not (_PROSE.search(line) or _BOLD_LABEL.match(line)) or _is_output(line):
             continue
         for key, value in _facts(line, said):
             if key not in said:  # the first statement of a fact counts; later ones are usually the same or a wish
@@ -89,14 +94,24 @@ def read(document: Document) -> Iterator[Observation]:
 
 
 def _names_a_subject(line: str) -> bool:
-    """Whether ``_ANY.search(line)`` matches, by substring tests where the line is ASCII."""
+    """Whether ``_ANY.search(line)`` matches, by substring tests where the line is ASCII (a loop, not any() over a
+    generator: a paste's lines are many)."""
     if line.isascii():
         lowered = line.lower()
-        if any(word in lowered for word in _ANY_PLAIN):
-            return True
+        for word in _ANY_PLAIN:
+            if word in lowered:
+                return True
         if "tf" not in lowered and "rx" not in lowered and not _ANY_CODE.search(lowered):
             return False
     return _ANY.search(line) is not None
+
+
+def _is_output(line: str) -> bool:
+    """A line of tool output (see _OUTPUT_WORDS)."""
+    for word in _OUTPUT_WORDS:
+        if word in line:
+            return True
+    return _OUTPUT_START.match(line) is not None or _OUTPUT_ANYWHERE.search(line) is not None
 
 
 def _facts(line: str, said: set[str] | frozenset[str] = frozenset()) -> Iterator[tuple[str, object]]:
