@@ -87,5 +87,11 @@ class Document:
         return "\n".join(self.lines)
 
     @cached_property
+    def numbered_as_splitlines(self) -> bool:
+        """Whether ``text.splitlines()`` numbers the lines as ``lines`` does (the parsers shared with the probes split
+        so): it also breaks at U+2028 and U+2029 (the other characters it breaks at are removed as control ones)."""
+        return "\u2028" not in self.text and "\u2029" not in self.text
+
+    @cached_property
     def _starts(self) -> list[int]:
         return list(accumulate((len(line) + 1 for line in self.lines[:-1]), initial=0))
