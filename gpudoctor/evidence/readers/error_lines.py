@@ -49,7 +49,7 @@ def read(document: Document, table: SignatureTable | None = None) -> Iterator[Ob
     for index, signature in enumerate(table.signatures):
         for k in signature.keywords:
             by_keyword.setdefault(k, []).append(index)
-    present = _keywords_by_line(document, tuple(by_keyword))
+    present, holding = _keywords_by_line(document, tuple(by_keyword))
     crossing = _crossing_index(k for k in by_keyword if " " in k)  # may span a wrapped line's join
 
     # A keyword with spaces at its ends may be in a line yet not in its stripped part of a joined pair: then the
@@ -65,8 +65,7 @@ def read(document: Document, table: SignatureTable | None = None) -> Iterator[Ob
             return memo[key]
         return tuple(sig for sig in memo[key] if any(k in text for k in sig.keywords))
 
-    last = len(lines)
-    wanted = sorted({n for i, found in enumerate(present) if found for n in (i, i + 1) if 1 <= n <= last})
+    wanted = sorted({n for number in holding for n in (number - 1, number) if n >= 1})  # not a test of every line
     for number in wanted:  # 1-based: a line with a keyword, or the line before one
         line = lines[number - 1]
         matched_families: set[str] = set()
@@ -114,15 +113,19 @@ def _crossing_index(keywords: Iterator[str]) -> dict[str, tuple[tuple[str, str, 
     return {last: tuple(ways) for last, ways in index.items()}
 
 
-def _keywords_by_line(document: Document, keywords: tuple[str, ...]) -> list[frozenset[str] | set[str]]:
-    """For each line, the keywords it contains (plus an empty entry after the last line): the document's own search
-    of the whole text for each keyword, shared with every reader that looks for the same word."""
+def _keywords_by_line(document: Document, keywords: tuple[str, ...]) -> tuple[list[frozenset[str] | set[str]], set[int]]:
+    """For each line, the keywords it contains (plus an empty entry after the last line), and the numbers of the lines
+    holding one: the document's own search of the whole text for each keyword, shared with every reader that looks for
+    the same word."""
     present: list[frozenset[str] | set[str]] = [_NONE] * (len(document.lines) + 1)
+    holding: set[int] = set()
     for k in keywords:
         if not k or "\n" in k:
             continue
-        for number in document.lines_with(k):
+        numbers = document.lines_with(k)
+        holding.update(numbers)
+        for number in numbers:
             if present[number - 1] is _NONE:
                 present[number - 1] = set()
             present[number - 1].add(k)  # type: ignore[union-attr]
-    return present
+    return present, holding

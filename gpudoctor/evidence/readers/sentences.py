@@ -66,6 +66,9 @@ _ANY_PLAIN = ("torch", "cuda", "python", "driver", "tensorflow", "windows", "ubu
               "fedora", "rtx", "gtx", "tesla", "quadro", "titan", "radeon", "instinct", "jetson", "a10", "cudnn",
               "compute capability")
 _ANY_CODE = re.compile(r"[ahvtlpk]\d")
+# _ANY on a lowercased ASCII line: without (?i), which the regex engine pays for at every character (the same matches:
+# every letter of _ANY is lower case, and \b, \d and \s do not depend on case)
+_ANY_LOWERED = re.compile(_ANY.pattern.removeprefix("(?i)"))
 _EVERY_KEY = frozenset({"frameworks.torch.version", "frameworks.tensorflow.version", "cuda_toolkits[0].version",
                         "libraries.libcudnn[]", "host.python", "driver.version", "host.os", "gpus", "gpus[0].compute_capability",
                         "amd_gpus", "host.apple.chip", "frameworks.torch.build", "jetson.model"})
@@ -103,6 +106,7 @@ def _names_a_subject(line: str) -> bool:
                 return True
         if "tf" not in lowered and "rx" not in lowered and not _ANY_CODE.search(lowered):
             return False
+        return _ANY_LOWERED.search(lowered) is not None
     return _ANY.search(line) is not None
 
 
