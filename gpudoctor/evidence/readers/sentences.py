@@ -73,7 +73,8 @@ _EVERY_KEY = frozenset({"frameworks.torch.version", "frameworks.tensorflow.versi
                         "libraries.libcudnn[]", "host.python", "driver.version", "host.os", "gpus", "gpus[0].compute_capability",
                         "amd_gpus", "host.apple.chip", "frameworks.torch.build", "jetson.model"})
 # a sentence: a word of three letters and another, or three short words ("I'm on Windows 11", "My OS is Ubuntu 20.04")
-_PROSE = re.compile(r"[A-Za-z]{3,}\s+[A-Za-z]{2,}|\b[A-Za-z]+(?:'[a-z]+)?\s+[A-Za-z]{2,}\s+[A-Za-z]{2,}")
+# (searched for, never read: a word's last letters are enough where more may follow, so no letter run is backtracked)
+_PROSE = re.compile(r"[A-Za-z]{3}\s+[A-Za-z]{2}|\b[A-Za-z]+(?:'[a-z]+)?\s+[A-Za-z]{2,}\s+[A-Za-z]{2}")
 _BOLD_LABEL = re.compile(r"\s*[-*]?\s*\*\*[A-Za-z][^*]{0,40}\*\*")  # "**Setup:** GTX 1070": a reporter's own label, never tool output
 
 
@@ -118,6 +119,15 @@ def _is_output(line: str) -> bool:
     return _OUTPUT_START.match(line) is not None or _OUTPUT_ANYWHERE.search(line) is not None
 
 
+def _holds(line: str, *words: str) -> bool:
+    """False only where the line is ASCII and its lowercase holds none of the words: then no case-blind pattern that
+    needs one matches (elsewhere (?i) also folds a few letters that are not ASCII, so the pattern decides)."""
+    if not line.isascii():
+        return True
+    lowered = line.lower()
+    return any(word in lowered for word in words)
+
+
 def _facts(line: str, said: set[str] | frozenset[str] = frozenset()) -> Iterator[tuple[str, object]]:
     """The facts a prose line states; a fact already in ``said`` is not looked for (the first statement counts)."""
     if not {"frameworks.torch.version", "frameworks.tensorflow.version"} <= said:
@@ -127,21 +137,21 @@ def _facts(line: str, said: set[str] | frozenset[str] = frozenset()) -> Iterator
     m = _CUDA.search(line) if "cuda_toolkits[0].version" not in said else None
     if m and major_minor(m.group(1)):
         yield "cuda_toolkits[0].version", major_minor(m.group(1))
-    m = _CUDNN.search(line) if "libraries.libcudnn[]" not in said else None
+    m = _CUDNN.search(line) if "libraries.libcudnn[]" not in said and _holds(line, "cudnn") else None
     if m:
         yield "libraries.libcudnn[]", {"path": None, "version": m.group(1)}
     m = _PYTHON.search(line) if "host.python" not in said else None
     if m:
         yield "host.python", m.group(1)
-    m = _DRIVER.search(line) if "driver.version" not in said else None
+    m = _DRIVER.search(line) if "driver.version" not in said and _holds(line, "driver") else None
     if m:
         yield "driver.version", m.group(1)
-    m = _JETSON.search(line) if "jetson.model" not in said else None
+    m = _JETSON.search(line) if "jetson.model" not in said and _holds(line, "jetson") else None
     if m:
         yield "jetson.model", " ".join(m.group(1).split())
     if "frameworks.torch.build" not in said and _TORCH_CPU.search(line) and not _NEGATED.search(line):
         yield "frameworks.torch.build", "cpu"
-    m = _CC.search(line)
+    m = _CC.search(line) if _holds(line, "compute capability") else None
     if m:
         yield "gpus[0].compute_capability", m.group(1)
 
@@ -157,7 +167,7 @@ def _os_and_gpu(line: str, number: int, said: set[str]) -> Iterator[Observation]
     if m:
         said.add("host.apple.chip")
         yield _stated("host.apple.chip", f"Apple {m.group(1)}" + (f" {m.group(2)}" if m.group(2) else ""), number)
-    m = _AMD_GPU.search(line) if "amd_gpus" not in said else None
+    m = _AMD_GPU.search(line) if "amd_gpus" not in said and _holds(line, "radeon", "rx", "instinct") else None
     if m:
         said.add("amd_gpus")
         yield _stated("amd_gpus[0].index", 0, number)
