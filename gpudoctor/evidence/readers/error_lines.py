@@ -45,17 +45,8 @@ def read(document: Document, table: SignatureTable | None = None) -> Iterator[Ob
     # The keywords in each line, found by searching the whole text once per keyword (str.find, not a regex per
     # line): a line without one is skipped, and a line with some is tried only against the signatures that list
     # them, in the table's order (issue 23: a 1 MB paste in linear, small time).
-    by_keyword: dict[str, list[int]] = {}
-    for index, signature in enumerate(table.signatures):
-        for k in signature.keywords:
-            by_keyword.setdefault(k, []).append(index)
+    by_keyword, crossing, padded, memo = _indexed(table)
     present, holding = _keywords_by_line(document, tuple(by_keyword))
-    crossing = _crossing_index(k for k in by_keyword if " " in k)  # may span a wrapped line's join
-
-    # A keyword with spaces at its ends may be in a line yet not in its stripped part of a joined pair: then the
-    # candidates of a join are checked against the joined text as the table states them.
-    padded = any(k != k.strip() for k in by_keyword)
-    memo: dict[frozenset[str], tuple[Signature, ...]] = {}
 
     def candidates(found: set[str] | frozenset[str], text: str | None = None) -> tuple[Signature, ...]:
         key = frozenset(found)
@@ -100,6 +91,24 @@ def read(document: Document, table: SignatureTable | None = None) -> Iterator[Ob
 
 
 _NONE: frozenset[str] = frozenset()
+_INDEXED: tuple = (None,)  # (table, its index): one table is indexed once, not on every read
+
+
+def _indexed(table: SignatureTable) -> tuple[dict[str, list[int]], dict[str, tuple[tuple[str, str, str], ...]], bool,
+                                              dict[frozenset[str], tuple[Signature, ...]]]:
+    """Each keyword's signatures (their places in the table), the ways keywords with spaces may cross a wrapped line's
+    join, whether a keyword has spaces at its ends (such a keyword may be in a line yet not in its stripped part of a
+    joined pair: then the candidates of a join are checked against the joined text as the table states them), and the
+    candidates found so far for each set of keywords."""
+    global _INDEXED
+    if _INDEXED[0] is not table:
+        by_keyword: dict[str, list[int]] = {}
+        for index, signature in enumerate(table.signatures):
+            for k in signature.keywords:
+                by_keyword.setdefault(k, []).append(index)
+        crossing = _crossing_index(k for k in by_keyword if " " in k)
+        _INDEXED = (table, by_keyword, crossing, any(k != k.strip() for k in by_keyword), {})
+    return _INDEXED[1:]
 
 
 def _crossing_index(keywords: Iterator[str]) -> dict[str, tuple[tuple[str, str, str], ...]]:
