@@ -9,6 +9,9 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from typing import Callable, Iterable, Sequence
+
+Holding = Callable[[str], Iterable[int]]  # the numbers of the lines holding a word, in order
 
 
 # Patterns are strings that re compiles on first use (and caches), not at import: a `check` run without AMD tool text
@@ -87,13 +90,15 @@ def parse_rocminfo(text: str) -> list[AmdGpuText]:
 _SMI_LINE = r"^GPU\[(\d+)\]\s*:\s*([^:]+?)\s*:\s*(.*?)\s*$"
 
 
-def parse_rocm_smi(text: str) -> list[AmdGpuText]:
-    """``rocm-smi --showproductname`` (and other ``GPU[n] : Field: value`` lines): card series, GFX version."""
+def parse_rocm_smi(text: str, lines: Sequence[str] | None = None, holding: Holding | None = None) -> list[AmdGpuText]:
+    """``rocm-smi --showproductname`` (and other ``GPU[n] : Field: value`` lines): card series, GFX version.
+    ``lines`` and ``holding``: see ``parse_amd_smi``."""
     by_index: dict[int, AmdGpuText] = {}
     if "GPU[" not in text:
         return []  # no line can match: a large paste stays cheap
-    for number, line in enumerate(text.splitlines(), 1):
-        m = re.match(_SMI_LINE, line.strip()) if "GPU[" in line else None  # the test first: a large paste stays cheap
+    lines, numbers = _holding(text, lines, holding, "GPU[")
+    for number in numbers:
+        m = re.match(_SMI_LINE, lines[number - 1].strip())
         if not m:
             continue
         index, key, value = int(m.group(1)), m.group(2).strip().lower(), m.group(3).strip()
@@ -116,26 +121,38 @@ _AMD_SMI_FIELD = r"^\s+([A-Z_]+):\s*(.*?)\s*$"
 _AMD_SMI_ROCM = r"ROCm version:\s*([0-9][0-9.]*)"
 
 
-def parse_amd_smi(text: str) -> tuple[list[AmdGpuText], tuple[int, str] | None]:
+def parse_amd_smi(text: str, lines: Sequence[str] | None = None,
+                  holding: Holding | None = None) -> tuple[list[AmdGpuText], tuple[int, str] | None]:
     """``amd-smi static`` / ``amd-smi list`` blocks (``GPU: 0`` then indented ``KEY: value`` lines), and the ROCm
-    version ``amd-smi version`` prints (``... | ROCm version: 6.2.0``)."""
-    lines = text.splitlines()
+    version ``amd-smi version`` prints (``... | ROCm version: 6.2.0``). ``lines`` and ``holding``: the text's lines
+    as ``splitlines`` numbers them, and the numbers of those holding a word, in order, where the caller has them (a
+    pasted document: only the lines holding the formats' words are looked at in Python)."""
     rocm: tuple[int, str] | None = None
     if "ROCm version" in text:
-        for number, line in enumerate(lines, 1):
-            if "ROCm version" in line and (m := re.search(_AMD_SMI_ROCM, line)):
+        lines, numbers = _holding(text, lines, holding, "ROCm version")
+        for number in numbers:
+            if (m := re.search(_AMD_SMI_ROCM, lines[number - 1])):
                 rocm = (number, m.group(1).rstrip("."))
                 break
     gpus: list[AmdGpuText] = []
     if "GPU:" in text:  # only the lines of a block are read (a large paste has many lines, few of amd-smi's)
-        for start in [number for number, line in enumerate(lines, 1) if line.startswith("GPU:")]:
+        lines, numbers = _holding(text, lines, holding, "GPU:")
+        for start in [number for number in numbers if lines[number - 1].startswith("GPU:")]:
             m = re.match(_AMD_SMI_GPU, lines[start - 1])
             if m:
                 gpus.append(_amd_smi_block(lines, start, AmdGpuText(int(m.group(1)))))
     return gpus, rocm
 
 
-def _amd_smi_block(lines: list[str], start: int, gpu: AmdGpuText) -> AmdGpuText:
+def _holding(text: str, lines: Sequence[str] | None, holding: Holding | None, word: str) -> tuple[Sequence[str], Iterable[int]]:
+    """The lines, and the numbers of those holding ``word``: the caller's, or found here line by line."""
+    if lines is None or holding is None:
+        lines = text.splitlines()
+        return lines, [number for number, line in enumerate(lines, 1) if word in line]
+    return lines, holding(word)
+
+
+def _amd_smi_block(lines: Sequence[str], start: int, gpu: AmdGpuText) -> AmdGpuText:
     """The fields of the indented ``KEY: value`` lines below the ``GPU: n`` line ``start``, up to the first line
     that is not indented (another ``GPU:`` line among them)."""
     for number in range(start + 1, len(lines) + 1):

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from typing import Callable, Iterable, Sequence
 
 
 # Patterns are strings that re compiles on first use (and caches), not at import: a `check` run without kernel-log
@@ -51,14 +52,21 @@ class OffBusLine:
     pci_bus_id: str
 
 
-def parse_kernel_log(text: str) -> tuple[list[XidLine], list[OffBusLine]]:
-    """Every Xid line and every "fallen off the bus" line, in the order of the text."""
+def parse_kernel_log(text: str, lines: Sequence[str] | None = None,
+                     holding: Callable[[str], Iterable[int]] | None = None) -> tuple[list[XidLine], list[OffBusLine]]:
+    """Every Xid line and every "fallen off the bus" line, in the order of the text. ``lines`` and ``holding``: the
+    text's lines as ``splitlines`` numbers them, and the numbers of those holding a word, in order, where the caller
+    has them (a pasted document: only the driver's lines are looked at in Python)."""
     xids: list[XidLine] = []
     off_bus: list[OffBusLine] = []
     announced: tuple[int, str] | None = None  # "NVRM: The NVIDIA GPU <bus>": the first line of a multi-line message
-    for number, line in enumerate(text.splitlines(), 1):
-        if "NVRM" not in line:
-            continue  # a kernel log is mostly other drivers: keep the scan cheap
+    if lines is None or holding is None:
+        lines = text.splitlines()
+        numbers: Iterable[int] = (number for number, line in enumerate(lines, 1) if "NVRM" in line)  # a kernel log is mostly other drivers
+    else:
+        numbers = holding("NVRM")
+    for number in numbers:
+        line = lines[number - 1]
         m = re.search(_THE_GPU, line)
         if m:
             announced = (number, m.group(1).lower())

@@ -71,8 +71,19 @@ def gpu_label(gpu: Gpu) -> str:
 
 
 def symptoms(facts: Facts, kind: str) -> list[Symptom]:
-    """Messages of this kind read from a pasted log (empty for a probed machine)."""
-    return [s for s in facts.symptoms or () if s.kind == kind]
+    """Messages of this kind read from a pasted log (empty for a probed machine). The symptoms are grouped by kind
+    once per facts, not scanned on every call (the checks ask some 80 times; a 1 MB paste has about 1,000)."""
+    global _BY_KIND
+    held, by_kind = _BY_KIND  # one tuple: read and replaced whole
+    if held is not facts.symptoms:
+        by_kind = {}
+        for symptom in facts.symptoms or ():
+            by_kind.setdefault(symptom.kind, []).append(symptom)
+        _BY_KIND = (facts.symptoms, by_kind)  # holds the tuple: its id is not reused while it is compared
+    return list(by_kind.get(kind, ()))
+
+
+_BY_KIND: tuple[object, dict[str, list[Symptom]]] = (None, {})
 
 
 def cudnn_version(text: str) -> str:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 from typing import Iterator
 
 from ..model import Facts, Finding, Fix, Section, Severity
@@ -12,8 +13,13 @@ _SECTION_OF = (("driver", Section.GPU), ("gpus", Section.GPU), ("pci_devices", S
                ("python_packages.tensorflow", Section.TENSORFLOW))
 
 
+@functools.lru_cache(maxsize=1024)  # a 1 MB paste has over a thousand contradictions about a few dozen facts
 def section_of(key: str) -> Section:
     return next((section for prefix, section in _SECTION_OF if key.startswith(prefix)), Section.ENVIRONMENT)
+
+
+_CONTRADICTION_FIX = Fix("Check which output is current (two environments, two machines, or an upgrade in between?) and "
+                         "paste fresh output of `python -m torch.utils.collect_env` and `nvidia-smi` from the same shell")
 
 
 def evidence_contradiction(facts: Facts, matrix: object) -> Iterator[Finding]:
@@ -22,8 +28,7 @@ def evidence_contradiction(facts: Facts, matrix: object) -> Iterator[Finding]:
             "evidence-contradiction", Severity.WARNING, section_of(c.fact),
             f"The evidence disagrees about {c.fact}: {c.kept} or {c.other}",
             (f"{c.kept} ({c.kept_from}) — this value was used", f"{c.other} ({c.other_from})"),
-            Fix("Check which output is current (two environments, two machines, or an upgrade in between?) and paste "
-                "fresh output of `python -m torch.utils.collect_env` and `nvidia-smi` from the same shell"),
+            _CONTRADICTION_FIX,
         )
 
 

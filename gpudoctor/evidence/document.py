@@ -33,9 +33,20 @@ class Document:
         text = text.replace("\r\n", "\n").replace("\r", "\n")
         if _CONTROL_CHAR.search(text):
             text = _CONTROL.sub("", text)
-        # a quote marker is first on its line but for spaces (which str.lstrip strips as \s matches them)
-        lines = (_PREFIX.sub("", line) if ">" in line and line.lstrip()[:1] == ">" else line for line in text.split("\n"))
-        return cls(tuple(line[:MAX_LINE].rstrip() for line in lines), truncated)
+        lines = text.split("\n")
+        # a quote marker is first on its line but for spaces (which str.lstrip strips as \s matches them): only the
+        # lines holding a ">" are looked at, each once, found by str.find (issue 23: no Python code runs per line)
+        index, previous, at = 0, 0, text.find(">")
+        while at != -1:
+            index += text.count("\n", previous, at)
+            line = lines[index]
+            if line.lstrip()[:1] == ">":
+                lines[index] = _PREFIX.sub("", line)
+            previous = text.find("\n", at)  # on to the next line
+            at = text.find(">", previous) if previous != -1 else -1
+        if max(map(len, lines)) > MAX_LINE:
+            lines = [line[:MAX_LINE] for line in lines]
+        return cls(tuple(map(str.rstrip, lines)), truncated)
 
     def numbered(self):
         """(line number, line) pairs."""
@@ -85,6 +96,12 @@ class Document:
     def text(self) -> str:
         """The lines joined by newlines (what the readers that parse a whole output read)."""
         return "\n".join(self.lines)
+
+    @cached_property
+    def numbered_as_splitlines(self) -> bool:
+        """Whether ``text.splitlines()`` numbers the lines as ``lines`` does (the parsers shared with the probes split
+        so): it also breaks at U+2028 and U+2029 (the other characters it breaks at are removed as control ones)."""
+        return "\u2028" not in self.text and "\u2029" not in self.text
 
     @cached_property
     def _starts(self) -> list[int]:

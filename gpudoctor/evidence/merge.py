@@ -23,17 +23,25 @@ def merge(observations: Iterable[Observation]) -> Facts:
     kept: dict[str, Observation] = {}
     appended: dict[str, int] = {}
     printed_lists: set[str] = set()
-    for obs in sorted(observations, key=lambda o: (o.input, o.stated, o.line)):
+    observations = sorted(observations, key=lambda o: (o.input, o.stated, o.line))
+    items = _appended_only(observations)
+    for obs in observations:
         if obs.key.endswith("[]"):
             base = obs.key[:-2]
             index = appended.get(base, 0)
-            if _same_item_seen(tree, base, obs.value):
+            if base in items:  # a list only appended to: its items by kind, not the whole list compared item by item
+                bucket = items[base].setdefault(_kind(obs.value), [])
+                if obs.value in bucket:
+                    continue
+            elif _same_item_seen(tree, base, obs.value):
                 continue
             if obs.stated and base in printed_lists:
                 continue  # a list a command printed (the cuDNN files found) is not extended by what a form says
             if not obs.stated:
                 printed_lists.add(base)
             appended[base] = index + 1
+            if base in items:
+                bucket.append(obs.value)
             key = f"{base}[{index}]"
             _set(tree, key, obs.value)
             provenance[key] = obs.where
@@ -76,6 +84,27 @@ def _set(tree: dict[str, Any], key: str, value: Any) -> None:
                 node[i] = value
                 return
             node = node[i]
+
+
+def _appended_only(observations: list[Observation]) -> dict[str, dict[Any, list[Any]]]:
+    """The lists ("symptoms", "kernel_log.xid_events", ...) that no key but their own "[]" writes: no item set by its
+    index, nothing set above or below them. Their items are appended and never changed, so an item seen before can be
+    looked for among those of its kind (a 1 MB paste has about 1,000 symptoms: comparing each with all was quadratic)."""
+    keys = {obs.key for obs in observations}
+    bases = {key[:-2] for key in keys if key.endswith("[]")}
+    return {base: {} for base in bases
+            if not any(key != f"{base}[]" and (key == base or key.startswith((f"{base}[", f"{base}.")) or base.startswith((f"{key}.", f"{key}[")))
+                       for key in keys)}
+
+
+def _kind(value: Any) -> Any:
+    """Equal values have equal kinds: a string itself, a dict's keys and text, one kind for anything else."""
+    if isinstance(value, str):
+        return value
+    if isinstance(value, dict):
+        text = value.get("text")
+        return frozenset(value), text if isinstance(text, str) else None
+    return None
 
 
 def _same_item_seen(tree: dict[str, Any], base: str, value: Any) -> bool:

@@ -25,9 +25,11 @@ def read(document: Document) -> Iterator[Observation]:
             and "ROCk module" not in text and "runtime version" not in text and "ROCm version" not in text \
             and "hipError" not in text and "HIP error" not in text and "rocminfo" not in text.lower():
         return  # none of the formats can be here: keep a large paste cheap (the text lowercased last: it is dearest)
-    amd_smi, rocm = parse_amd_smi(text)  # once: it reads every line
+    # the parsers look only at the lines holding their words, found by the document's search of the whole text
+    lines, holding = (document.lines, document.lines_with) if document.numbered_as_splitlines else (None, None)
+    amd_smi, rocm = parse_amd_smi(text, lines, holding)
     for gpus, reader in ((parse_rocminfo(text) if "HSA Agents" in text else [], "rocminfo"),
-                         (parse_rocm_smi(text), "rocm-smi"),
+                         (parse_rocm_smi(text, lines, holding), "rocm-smi"),
                          (amd_smi, "amd-smi")):
         yield from _gpus(gpus, reader)
     if rocm:

@@ -45,17 +45,8 @@ def read(document: Document, table: SignatureTable | None = None) -> Iterator[Ob
     # The keywords in each line, found by searching the whole text once per keyword (str.find, not a regex per
     # line): a line without one is skipped, and a line with some is tried only against the signatures that list
     # them, in the table's order (issue 23: a 1 MB paste in linear, small time).
-    by_keyword: dict[str, list[int]] = {}
-    for index, signature in enumerate(table.signatures):
-        for k in signature.keywords:
-            by_keyword.setdefault(k, []).append(index)
-    present = _keywords_by_line(document, tuple(by_keyword))
-    crossing = _crossing_index(k for k in by_keyword if " " in k)  # may span a wrapped line's join
-
-    # A keyword with spaces at its ends may be in a line yet not in its stripped part of a joined pair: then the
-    # candidates of a join are checked against the joined text as the table states them.
-    padded = any(k != k.strip() for k in by_keyword)
-    memo: dict[frozenset[str], tuple[Signature, ...]] = {}
+    by_keyword, crossing, padded, memo = _indexed(table)
+    present, holding = _keywords_by_line(document, tuple(by_keyword))
 
     def candidates(found: set[str] | frozenset[str], text: str | None = None) -> tuple[Signature, ...]:
         key = frozenset(found)
@@ -65,8 +56,7 @@ def read(document: Document, table: SignatureTable | None = None) -> Iterator[Ob
             return memo[key]
         return tuple(sig for sig in memo[key] if any(k in text for k in sig.keywords))
 
-    last = len(lines)
-    wanted = sorted({n for i, found in enumerate(present) if found for n in (i, i + 1) if 1 <= n <= last})
+    wanted = sorted({n for number in holding for n in (number - 1, number) if n >= 1})  # not a test of every line
     for number in wanted:  # 1-based: a line with a keyword, or the line before one
         line = lines[number - 1]
         matched_families: set[str] = set()
@@ -101,6 +91,24 @@ def read(document: Document, table: SignatureTable | None = None) -> Iterator[Ob
 
 
 _NONE: frozenset[str] = frozenset()
+_INDEXED: tuple = (None,)  # (table, its index): one table is indexed once, not on every read
+
+
+def _indexed(table: SignatureTable) -> tuple[dict[str, list[int]], dict[str, tuple[tuple[str, str, str], ...]], bool,
+                                              dict[frozenset[str], tuple[Signature, ...]]]:
+    """Each keyword's signatures (their places in the table), the ways keywords with spaces may cross a wrapped line's
+    join, whether a keyword has spaces at its ends (such a keyword may be in a line yet not in its stripped part of a
+    joined pair: then the candidates of a join are checked against the joined text as the table states them), and the
+    candidates found so far for each set of keywords."""
+    global _INDEXED
+    if _INDEXED[0] is not table:
+        by_keyword: dict[str, list[int]] = {}
+        for index, signature in enumerate(table.signatures):
+            for k in signature.keywords:
+                by_keyword.setdefault(k, []).append(index)
+        crossing = _crossing_index(k for k in by_keyword if " " in k)
+        _INDEXED = (table, by_keyword, crossing, any(k != k.strip() for k in by_keyword), {})
+    return _INDEXED[1:]
 
 
 def _crossing_index(keywords: Iterator[str]) -> dict[str, tuple[tuple[str, str, str], ...]]:
@@ -114,15 +122,19 @@ def _crossing_index(keywords: Iterator[str]) -> dict[str, tuple[tuple[str, str, 
     return {last: tuple(ways) for last, ways in index.items()}
 
 
-def _keywords_by_line(document: Document, keywords: tuple[str, ...]) -> list[frozenset[str] | set[str]]:
-    """For each line, the keywords it contains (plus an empty entry after the last line): the document's own search
-    of the whole text for each keyword, shared with every reader that looks for the same word."""
+def _keywords_by_line(document: Document, keywords: tuple[str, ...]) -> tuple[list[frozenset[str] | set[str]], set[int]]:
+    """For each line, the keywords it contains (plus an empty entry after the last line), and the numbers of the lines
+    holding one: the document's own search of the whole text for each keyword, shared with every reader that looks for
+    the same word."""
     present: list[frozenset[str] | set[str]] = [_NONE] * (len(document.lines) + 1)
+    holding: set[int] = set()
     for k in keywords:
         if not k or "\n" in k:
             continue
-        for number in document.lines_with(k):
+        numbers = document.lines_with(k)
+        holding.update(numbers)
+        for number in numbers:
             if present[number - 1] is _NONE:
                 present[number - 1] = set()
             present[number - 1].add(k)  # type: ignore[union-attr]
-    return present
+    return present, holding

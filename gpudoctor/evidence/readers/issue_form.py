@@ -19,34 +19,9 @@ from ..document import Document
 from ..observation import Observation
 from . import collect_env
 from ._common import major_minor
+from .form_labels import _DISTINCTIVE, _LABELS, _TEMPLATE_EXAMPLES, _VERSION_FACTS
 
 NAME = "issue form (stated)"
-
-# Label (lower case, without "(e.g., ...)" and markup) -> which fact its answer states.
-_LABELS = {
-    "os platform and distribution": "os", "os platform": "os", "os": "os", "operating system": "os", "os version": "os",
-    "platform": "os", "linux distro/architecture": "os", "environment location": "os", "os/platform": "os",
-    "operating system and version": "os", "os and version": "os", "distribution": "os",
-    "what operating system are you using?": "os",  # Fooocus's and A1111-style bug forms
-    "python version": "python", "python": "python",
-    "cuda/cudnn version": "cuda/cudnn", "cuda/cudnn": "cuda/cudnn", "cuda / cudnn version": "cuda/cudnn",
-    "cuda and cudnn version": "cuda/cudnn", "cuda version": "cuda", "cuda": "cuda", "cuda toolkit version": "cuda",
-    "cuda toolkit": "cuda", "cudnn version": "cudnn", "cudnn": "cudnn",
-    "gpu model and memory": "gpu", "gpu models and configuration": "gpu", "gpu model": "gpu", "gpu": "gpu",
-    "gpu model/driver": "gpu", "gpu models": "gpu", "graphics card": "gpu", "gpu type": "gpu", "hardware": "gpu",
-    "nvidia driver version": "driver", "driver version": "driver", "gpu driver version": "driver", "nvidia driver": "driver",
-    "pytorch version": "torch", "pytorch": "torch", "torch version": "torch", "torch": "torch",
-    "tensorflow version": "tensorflow", "tensorflow": "tensorflow", "tf version": "tensorflow",
-    "tensorflow installed from (source or binary)": "tf-installed-from", "tensorflow installed from": "tf-installed-from",
-    "mobile device": "device",  # TensorFlow's template: where a Jetson is named
-}
-# Labels only issue templates use: a text with one of them is a filled-in template, and its plain "Label: value"
-# lines count too (elsewhere a bare "OS: ..." line is too common to mean anything).
-_DISTINCTIVE = {"os platform and distribution", "gpu model and memory", "cuda/cudnn version", "linux distro/architecture",
-                "environment location", "gpu model/driver"}
-# The examples cuML's and ethminer's templates put in brackets: left in place, they are not answers.
-_TEMPLATE_EXAMPLES = {"bare-metal, docker, cloud(specify cloud provider)", "ubuntu 16.04 amd64", "v100 and driver 396.44",
-                      "conda, docker, or from source", "9.2"}
 
 _MARKED = re.compile(r"\n[^\S\n]*[-#*+]")  # a line starting with a heading's or a bullet's mark
 _HEADING = re.compile(r"^#{2,4}\s+(.+?)\s*$")
@@ -69,9 +44,6 @@ _NOT_NVIDIA = re.compile(r"(?i)\b(?:amd|radeon|intel|iris|uhd|apple|m[1-4]|mali|
 _MEMORY = re.compile(r"(?i)[\s,(-]*\d+(?:\.\d+)?\s*(?:gb|gib|g|mb)\b\)?")
 
 
-# Facts a person lists as "Label: version" lines: two or more of them on adjacent lines are a typed list of versions
-# ("tensorflow version: 1.5.0" / "CUDA: 9.0" / "Driver Version: 384.69") even outside an issue template.
-_VERSION_FACTS = {"python", "cuda", "cudnn", "cuda/cudnn", "driver", "torch", "tensorflow"}
 
 
 def read(document: Document) -> Iterator[Observation]:
@@ -103,9 +75,9 @@ def _fields(document: Document) -> Iterator[tuple[int, str, str, bool]]:
         first = line.lstrip()[:1]
         if ":" not in line and first not in ("#", "-", "*", "+"):
             continue
-        heading = _HEADING.match(line) if line.startswith("##") else None
-        if heading:
-            label = _label(heading.group(1))
+        rest = line.lstrip("#") if line.startswith("##") else ""  # what _HEADING matches, tested without its regex:
+        if 2 <= len(line) - len(rest) <= 4 and rest[:1].isspace() and len(rest) > 1:  # 2-4 "#", a space, a character
+            label = _label(rest)  # _label strips the spaces around _HEADING's group
             if label in _LABELS:
                 found = _answer_below(lines, number, stop=_HEADING)
                 if found:
@@ -116,8 +88,11 @@ def _fields(document: Document) -> Iterator[tuple[int, str, str, bool]]:
         if shaped:
             raw_label, answer = shaped
         else:
+            colon = line.find(":")  # _BARE's label ends at the first colon: the line up to it decides, once a text
+            if colon == -1 or not _known_before(line[:colon + 1]):  # (most lines of a log have no label we know)
+                continue
             m = _BARE.match(line)
-            if not m or _label(m.group(1)) not in _LABELS:  # the label first: most lines of a log have none we know
+            if not m or _label(m.group(1)) not in _LABELS:
                 continue
             if skip_collect_env and collect_env._FIELD.match(line):
                 continue  # collect_env's own "OS: ..." lines are its output, read by its reader
@@ -156,6 +131,13 @@ def _has_collect_env(document: Document) -> bool:
 def _label(text: str) -> str:
     text = _PARENTHESES.sub("", text.replace("**", "").replace("`", ""))
     return re.sub(r"\s+", " ", text.strip().strip(":").strip()).lower()
+
+
+@functools.lru_cache(maxsize=4096)
+def _known_before(head: str) -> bool:
+    """Whether a line starting with ``head`` (up to its first colon) is a "Label: answer" line with a label we know."""
+    m = _BARE.match(head)
+    return m is not None and _label(m.group(1)) in _LABELS
 
 
 def _example_answer(raw_label: str, answer: str) -> bool:

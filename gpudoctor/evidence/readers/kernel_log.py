@@ -18,7 +18,9 @@ NAME = "kernel-log"
 def read(document: Document) -> Iterator[Observation]:
     if "NVRM" not in document.text:
         return  # no driver line at all: keep a large paste cheap
-    xids, off_bus = parse_kernel_log(document.text)
+    # only the driver's lines are looked at, found by the document's search of the whole text
+    lines, holding = (document.lines, document.lines_with) if document.numbered_as_splitlines else (None, None)
+    xids, off_bus = parse_kernel_log(document.text, lines, holding)
     if not xids and not off_bus:
         return
     first = min([x.line for x in xids] + [o.line for o in off_bus])

@@ -3,6 +3,7 @@ collect_env. Only the distributions gpudoctor judges are kept (a pasted list has
 
 from __future__ import annotations
 
+import functools
 import re
 from typing import Iterator
 
@@ -33,8 +34,13 @@ _PIP_INSTALLED = re.compile(r"^\s*`*\s*(?:Installing collected packages:[\w\s,.-
 _INSTALLED_ITEM = re.compile(r"([A-Za-z0-9][\w.]*(?:-[A-Za-z][\w.]*)*)-(\d[\w.+!]*)")
 
 
+_SEPARATORS = re.compile(r"[-_.]+")
+_CUDA_NAME = re.compile(r"(?:nvidia-[a-z0-9-]+|mxnet)-cu\d+\w*$")  # nvidia-cudnn-cu12, mxnet-cu112
+
+
+@functools.lru_cache(maxsize=4096)  # a long list names the same distributions again and again
 def _canonical(name: str) -> str:
-    return re.sub(r"[-_.]+", "-", name).lower()
+    return _SEPARATORS.sub("-", name).lower()
 
 
 # A whole package list (not a grep of one): pip list's header, conda list's, or many pip-freeze lines. What such a list
@@ -120,7 +126,7 @@ def _jax(seen: list[Observation]) -> Iterator[Observation]:
 
 
 def _package(name: str, version: str, conda_build: str | None, number: int) -> Iterator[Observation]:
-    if name not in _INTERESTING and not re.match(r"(?:nvidia-[a-z0-9-]+|mxnet)-cu\d+\w*$", name):
+    if name not in _INTERESTING and not _CUDA_NAME.match(name):
         return
     if name in ("pytorch", "pytorch-nightly"):  # the conda names of torch (pytorch-nightly: the pytorch channel's, 2018-19)
         name = "torch"

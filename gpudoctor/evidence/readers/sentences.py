@@ -17,10 +17,15 @@ from .issue_form import _gpu_name, _os
 
 NAME = "reporter's words"
 
-# A line of tool output, not prose: a path, a log prefix, a table, a prompt, a traceback, a known output header.
-_OUTPUT = re.compile(r"[/\\]\w|^\s*(?:(?:ERROR|WARNING|INFO|DEBUG|FATAL|CRITICAL)\b|\||\+-|>>>|\$|#|File \"|Traceback|\d{4}-\d{2}-\d{2}|[A-Z]\d{4} |\[)|NVIDIA-SMI|Driver Version|"
-                     r"CUDA used to build|runtime version|Is CUDA available|={3,}|^\s*[\w.-]+==\S+\s*$|site-packages|\w+\s{3,}\S|"
-                     r"^\s*[-*]?\s*[A-Z][\w /().-]{1,40}\s*:\s*\S.{0,80}$")  # "Key: value": an output line or a form field
+# A line of tool output, not prose: a path, a log prefix, a table, a prompt, a traceback, a known output header. One
+# test in three parts (issue 23: one pattern with every alternative was tried at each character): the words, the
+# patterns at the line's start (``match``), the patterns anywhere (a word then three spaces: one word character is
+# enough, where "\w+" backtracked over every word).
+_OUTPUT_WORDS = ("NVIDIA-SMI", "Driver Version", "CUDA used to build", "runtime version", "Is CUDA available", "===", "site-packages")
+_OUTPUT_START = re.compile(r"\s*(?:(?:ERROR|WARNING|INFO|DEBUG|FATAL|CRITICAL)\b|\||\+-|>>>|\$|#|File \"|Traceback|\d{4}-\d{2}-\d{2}|[A-Z]\d{4} |\[)|"
+                           r"\s*[\w.-]+==\S+\s*$|"
+                           r"\s*[-*]?\s*[A-Z][\w /().-]{1,40}\s*:\s*\S.{0,80}$")  # "Key: value": an output line or a form field
+_OUTPUT_ANYWHERE = re.compile(r"[/\\]\w|\w\s{3,}\S")
 _URL = re.compile(r"\(?\bhttps?://\S+")
 _EXAMPLE = re.compile(r"\((?:e\.g\.?|for example|like)[^)]*\)", re.I)
 _FRAMEWORK = re.compile(r"(?i)\b(tensorflow|tf|pytorch|torch)(-gpu)?(?:\s+(?:version\s+)?(?:is\s+|of\s+|:\s*|=\s*|v)?|\s*={1,2}\s*)"
@@ -72,11 +77,15 @@ _ANY_PLAIN = ("torch", "cuda", "nvcc", "amd ", "python", "driver", "tensorflow",
               "fedora", "rtx", "gtx", "tesla", "quadro", "titan", "radeon", "instinct", "jetson", "a10", "cudnn",
               "compute capability")
 _ANY_CODE = re.compile(r"[ahvtlpk]\d")
+# _ANY on a lowercased ASCII line: without (?i), which the regex engine pays for at every character (the same matches:
+# every letter of _ANY is lower case, and \b, \d and \s do not depend on case)
+_ANY_LOWERED = re.compile(_ANY.pattern.removeprefix("(?i)"))
 _EVERY_KEY = frozenset({"frameworks.torch.version", "frameworks.torch.cuda", "frameworks.tensorflow.is_cuda_build", "frameworks.tensorflow.version", "cuda_toolkits[0].version",
                         "libraries.libcudnn[]", "host.python", "driver.version", "host.os", "gpus", "gpus[0].compute_capability",
                         "amd_gpus", "host.apple.chip", "frameworks.torch.build", "jetson.model"})
 # a sentence: a word of three letters and another, or three short words ("I'm on Windows 11", "My OS is Ubuntu 20.04")
-_PROSE = re.compile(r"[A-Za-z]{3,}\s+[A-Za-z]{2,}|\b[A-Za-z]+(?:'[a-z]+)?\s+[A-Za-z]{2,}\s+[A-Za-z]{2,}")
+# (searched for, never read: a word's last letters are enough where more may follow, so no letter run is backtracked)
+_PROSE = re.compile(r"[A-Za-z]{3}\s+[A-Za-z]{2}|\b[A-Za-z]+(?:'[a-z]+)?\s+[A-Za-z]{2,}\s+[A-Za-z]{2}")
 _BOLD_LABEL = re.compile(r"\s*[-*]?\s*\*\*[A-Za-z][^*]{0,40}\*\*")  # "**Setup:** GTX 1070": a reporter's own label, never tool output
 
 
@@ -93,7 +102,7 @@ def read(document: Document) -> Iterator[Observation]:
             yield Observation("cuda_toolkits[0].version", major_minor(m.group(1)), number, NAME, "the CUDA installer the reporter names", stated=True)
         line = _EXAMPLE.sub(" ", line) if "(" in line else line  # an issue template's "(e.g., Linux Ubuntu 16.04)" is no statement
         line = _URL.sub(" ", line) if "://" in line else line  # a link in a sentence is no path of tool output
-        if len(line) > 400 or not (_PROSE.search(line) or _BOLD_LABEL.match(line)) or _OUTPUT.search(line):
+        if len(line) > 400 or not (_PROSE.search(line) or _BOLD_LABEL.match(line)) or _is_output(line):
             continue
         for key, value in _facts(line, said):
             if key not in said:  # the first statement of a fact counts; later ones are usually the same or a wish
@@ -104,14 +113,34 @@ def read(document: Document) -> Iterator[Observation]:
 
 
 def _names_a_subject(line: str) -> bool:
-    """Whether ``_ANY.search(line)`` matches, by substring tests where the line is ASCII."""
+    """Whether ``_ANY.search(line)`` matches, by substring tests where the line is ASCII (a loop, not any() over a
+    generator: a paste's lines are many)."""
     if line.isascii():
         lowered = line.lower()
-        if any(word in lowered for word in _ANY_PLAIN):
-            return True
+        for word in _ANY_PLAIN:
+            if word in lowered:
+                return True
         if "tf" not in lowered and "rx" not in lowered and not _ANY_CODE.search(lowered):
             return False
+        return _ANY_LOWERED.search(lowered) is not None
     return _ANY.search(line) is not None
+
+
+def _is_output(line: str) -> bool:
+    """A line of tool output (see _OUTPUT_WORDS)."""
+    for word in _OUTPUT_WORDS:
+        if word in line:
+            return True
+    return _OUTPUT_START.match(line) is not None or _OUTPUT_ANYWHERE.search(line) is not None
+
+
+def _holds(line: str, *words: str) -> bool:
+    """False only where the line is ASCII and its lowercase holds none of the words: then no case-blind pattern that
+    needs one matches (elsewhere (?i) also folds a few letters that are not ASCII, so the pattern decides)."""
+    if not line.isascii():
+        return True
+    lowered = line.lower()
+    return any(word in lowered for word in words)
 
 
 def _facts(line: str, said: set[str] | frozenset[str] = frozenset()) -> Iterator[tuple[str, object]]:
@@ -133,21 +162,21 @@ def _facts(line: str, said: set[str] | frozenset[str] = frozenset()) -> Iterator
     m = (_NVCC.search(line) or _CUDA.search(line)) if "cuda_toolkits[0].version" not in said else None
     if m and major_minor(m.group(1)):
         yield "cuda_toolkits[0].version", major_minor(m.group(1))
-    m = _CUDNN.search(line) if "libraries.libcudnn[]" not in said else None
+    m = _CUDNN.search(line) if "libraries.libcudnn[]" not in said and _holds(line, "cudnn") else None
     if m:
         yield "libraries.libcudnn[]", {"path": None, "version": m.group(1)}
     m = _PYTHON.search(line) if "host.python" not in said else None
     if m:
         yield "host.python", m.group(1)
-    m = _DRIVER.search(line) if "driver.version" not in said else None
+    m = _DRIVER.search(line) if "driver.version" not in said and _holds(line, "driver") else None
     if m:
         yield "driver.version", m.group(1)
-    m = _JETSON.search(line) if "jetson.model" not in said else None
+    m = _JETSON.search(line) if "jetson.model" not in said and _holds(line, "jetson") else None
     if m:
         yield "jetson.model", " ".join(m.group(1).split())
     if "frameworks.torch.build" not in said and _TORCH_CPU.search(line) and not _NEGATED.search(line):
         yield "frameworks.torch.build", "cpu"
-    m = _CC.search(line)
+    m = _CC.search(line) if _holds(line, "compute capability") else None
     if m:
         yield "gpus[0].compute_capability", m.group(1)
 
@@ -163,7 +192,7 @@ def _os_and_gpu(line: str, number: int, said: set[str]) -> Iterator[Observation]
     if m:
         said.add("host.apple.chip")
         yield _stated("host.apple.chip", f"Apple {m.group(1)}" + (f" {m.group(2)}" if m.group(2) else ""), number)
-    m = _AMD_GPU.search(line) if "amd_gpus" not in said else None
+    m = _AMD_GPU.search(line) if "amd_gpus" not in said and _holds(line, "radeon", "rx", "instinct", "amd") else None
     if m:
         said.add("amd_gpus")
         yield _stated("amd_gpus[0].index", 0, number)

@@ -76,28 +76,47 @@ def expand(template: Any, match: re.Match[str]) -> Any:
     A template that is exactly one placeholder keeps the transform's type (a list for ``words``)."""
     if not isinstance(template, str):
         return template
-    failed = False
+    whole, pieces = _pieces(template)
+    if whole is not None:
+        out, refused = _value(match, *whole)
+        return None if refused or out in ("", []) else out
+    parts, failed = [], False
+    for piece in pieces:
+        if isinstance(piece, str):
+            parts.append(piece)
+        else:
+            out, refused = _value(match, *piece)
+            failed = failed or refused
+            parts.append(str(out))
+    text = "".join(parts)
+    return None if failed or not text.strip() else text
 
-    def value(m: re.Match[str]) -> Any:
-        nonlocal failed
-        group = match.group(int(m.group(1))) if int(m.group(1)) <= (match.re.groups or 0) else None
-        if group is None:
-            return ""
-        group = group.strip()
-        if m.group(2):
-            out = TRANSFORMS[m.group(2)](group)
-            if out is None:
-                failed = True
-                return ""
-            return out
-        return group
 
+@functools.lru_cache(maxsize=1024)
+def _pieces(template: str) -> tuple[tuple[int, str | None] | None, tuple[str | tuple[int, str | None], ...]]:
+    """A template parsed once (a 1 MB paste expands the same few templates thousands of times): (group, transform)
+    when it is exactly one placeholder, else its literal text and its placeholders in order."""
     whole = _TEMPLATE.fullmatch(template)
     if whole:
-        out = value(whole)
-        return None if failed or out in ("", []) else out
-    text = _TEMPLATE.sub(lambda m: str(value(m)), template)
-    return None if failed or not text.strip() else text
+        return (int(whole.group(1)), whole.group(2)), ()
+    split = _TEMPLATE.split(template)  # literal, group, transform, literal, ...
+    pieces: list[str | tuple[int, str | None]] = []
+    for at in range(0, len(split) - 1, 3):
+        pieces += [split[at], (int(split[at + 1]), split[at + 2])]
+    pieces.append(split[-1])
+    return None, tuple(pieces)
+
+
+def _value(match: re.Match[str], number: int, transform: str | None) -> tuple[Any, bool]:
+    """A placeholder's value, and whether its transform refused the group ("" for a group that did not match)."""
+    group = match.group(number) if number <= (match.re.groups or 0) else None
+    if group is None:
+        return "", False
+    group = group.strip()
+    if transform:
+        out = TRANSFORMS[transform](group)
+        return ("", True) if out is None else (out, False)
+    return group, False
 
 
 @dataclass(frozen=True)
