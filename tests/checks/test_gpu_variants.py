@@ -82,3 +82,9 @@ def test_each_pair_is_judged_after_another_has_spoken():
     assert found[0] == both("onnxruntime", "onnxruntime-gpu", "1.16.0")
     assert run({"onnxruntime": "1.16.0", "paddlepaddle": "2.5.0", "paddlepaddle-gpu": "2.5.0"}, gpus=(), pci_devices=()) == [
         both("paddlepaddle", "paddlepaddle-gpu", "2.5.0")]
+
+
+def test_the_cpu_build_alone_where_the_gpu_is_not_known_says_so_in_the_title():
+    (f,) = run({"paddlepaddle": "3.1.0"})
+    assert f.title == ("paddlepaddle is the CPU-only build: its CUDA build is the separate package paddlepaddle-gpu"
+                       " (whether this machine has an NVIDIA GPU is not known)")
