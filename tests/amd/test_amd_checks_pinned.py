@@ -193,3 +193,16 @@ def test_inside_wsl_the_fix_is_amds_wsl_route_not_modprobe():
     (f,) = run(a.amdgpu_driver_not_loaded, Facts(amd_gpus=(RX7900XTX,), rocm=Rocm(amdgpu_loaded=False), host=Host(os="linux", wsl=2)))
     assert f.title == "ROCm installed for Linux inside WSL finds no amdgpu kernel driver: WSL has none"
     assert f.evidence[-1] == "WSL 2" and "modprobe" not in " ".join(f.fix.commands)
+
+
+def test_inside_wsl_pinned():
+    # https://github.com/ROCm/legacy-rocm-build/issues/1794: rocminfo inside WSL2 says "ROCk module is NOT loaded"
+    facts = Facts(amd_gpus=(RX7900XTX,), rocm=Rocm(version="6.1.3", amdgpu_loaded=False), host=Host(os="linux", wsl=2),
+                  provenance={"rocm.amdgpu_loaded": "rocminfo, line 3 (rocminfo prints this when the amdgpu (ROCk) module is not loaded)"})
+    assert run(a.amdgpu_driver_not_loaded, facts) == [Finding(
+        "amdgpu-driver-not-loaded", Severity.ERROR, Section.GPU,
+        "ROCm installed for Linux inside WSL finds no amdgpu kernel driver: WSL has none",
+        ("rocminfo: ROCk module is NOT loaded", "ROCm 6.1.3 is installed", "WSL 2"),
+        Fix("Use AMD's ROCm-on-WSL install (Radeon software for WSL with ROCm), not the native Linux installer; or run ROCm on native Linux",
+            ("rocminfo | grep -E 'Name|Marketing'   # after AMD's WSL install",),
+            "https://rocm.docs.amd.com/projects/radeon/en/latest/docs/install/wsl/install-radeon.html"))]

@@ -78,3 +78,34 @@ def test_a_gpu_the_driver_lists_and_a_run_that_finds_no_device():
     assert run(Facts(symptoms=(no_device,))) == []  # no GPU listed: the message alone has several likely causes
     assert run(Facts(gpus=gpus, symptoms=(no_device,), host=Host(os="linux", wsl=2))) == []
     assert run(Facts(gpus=gpus, symptoms=(no_device,), host=Host(os="linux", env={"CUDA_VISIBLE_DEVICES": "1"}))) == []
+
+
+NO_DEVICE = Symptom("cuda-no-device", "THCudaCheck FAIL file=torch/csrc/cuda/Module.cpp line=109 error=38 : no CUDA-capable device is detected")
+
+
+def test_a_gpu_the_driver_lists_and_a_run_that_finds_no_device_pinned():
+    # https://github.com/pytorch/examples/issues/115: nvidia-smi lists the GPU, the run says error=38 (no device)
+    from gpudoctor.model import Gpu
+
+    gpus = (Gpu(index=0, name="GeForce GTX 1080"), Gpu(index=1, name="GeForce GTX 1080"))
+    assert run(Facts(gpus=gpus, symptoms=(NO_DEVICE,))) == [Finding(
+        "cuda-visible-devices-hides-all-gpus", Severity.WARNING, Section.ENVIRONMENT,
+        "The driver lists the GPU but CUDA in the failing run finds no device: the run's environment most likely hides it (CUDA_VISIBLE_DEVICES)",
+        ("the driver lists 2 GPU(s)", f"log: {NO_DEVICE.text}",
+         "a GPU the driver lists is invisible to CUDA only when the process is told to look elsewhere: "
+         "CUDA_VISIBLE_DEVICES naming a GPU this machine does not have hides every GPU"),
+        run(Facts(frameworks=SEEN, symptoms=(NONE_AVAILABLE,)))[0].fix)]
+
+
+def test_torch_s_own_words_or_torch_that_saw_the_gpu_keep_their_finding_beside_a_listed_gpu():
+    from gpudoctor.model import Gpu
+
+    gpus = (Gpu(index=0, name="GeForce GTX 1080"),)
+    # torch's "No CUDA GPUs are available" with the GPU listed: the driver answered, torch's finding says so
+    (words,) = run(Facts(gpus=gpus, symptoms=(NONE_AVAILABLE, NO_DEVICE)))
+    assert words.title.startswith("torch reached the NVIDIA driver but sees no GPU")
+    # torch saw the GPU in another process: that is the finding, whichever line came first
+    for found in ((NONE_AVAILABLE,), (NO_DEVICE,)):
+        (seen,) = run(Facts(frameworks=SEEN, gpus=gpus, symptoms=found))
+        assert seen.title.startswith("torch sees the GPU in one process and none in the failing run"), found
+        assert seen.evidence[:2] == ("torch.cuda.is_available() printed True", f"log: {found[0].text}")

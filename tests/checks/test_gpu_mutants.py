@@ -4,7 +4,7 @@ driver, nouveau, the NVML version mismatch, the GPU list, busy memory at the 50 
 from __future__ import annotations
 
 from gpudoctor.checks import gpu as g
-from gpudoctor.model import Driver, Facts, Gpu, GpuProcess, Libraries, Library, Pcie, PciDevice, Section, Severity, Symptom
+from gpudoctor.model import Driver, Facts, Fix, Gpu, GpuProcess, Libraries, Library, Pcie, PciDevice, Section, Severity, Symptom
 
 R535 = Driver(version="535.104.05", cuda_version="12.2", kernel_module="nvidia", kernel_module_version="535.104.05")
 A100 = Gpu(index=0, name="NVIDIA A100-SXM4-40GB", compute_capability="8.0", memory_total_mib=40960, memory_used_mib=4)
@@ -144,3 +144,15 @@ def test_pcie_width_pinned():
     assert f.fix.commands == ("nvidia-smi -q -d PCIE",)
     for link in (Pcie(gen_current=1, gen_max=4, width_current=16, width_max=16), Pcie(width_current=8), Pcie(width_max=16), None):
         assert run(g.gpu_pcie_link_narrowed, Facts(gpus=(Gpu(index=0, pcie=link),))) == []
+
+
+def test_nvml_mismatch_fix_pinned_and_one_log_line():
+    # https://github.com/NVIDIA/nvidia-docker/issues/584: the mismatch said by nvidia-docker (here twice, as a log repeats it)
+    said = Symptom("nvml-version-mismatch", "nvidia-docker | 2017/12/21 05:04:46 Error: nvml: Driver/library version mismatch")
+    again = Symptom("nvml-version-mismatch", "nvidia-docker | 2017/12/21 05:05:02 Error: nvml: Driver/library version mismatch")
+    f = one(g.nvml_driver_library_mismatch, Facts(symptoms=(said, again)))
+    assert f.evidence == (f"log: {said.text}",)
+    assert f.fix == Fix(
+        "Reboot to load the new kernel module (or unload and reload it when no process uses the GPU)",
+        ("sudo reboot", "# or: sudo rmmod nvidia_uvm nvidia_drm nvidia_modeset nvidia && sudo modprobe nvidia"),
+        "https://docs.nvidia.com/deploy/nvml-api/group__nvmlReturn.html")

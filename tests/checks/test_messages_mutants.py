@@ -8,7 +8,7 @@ import pytest
 from gpudoctor.checks import messages as m
 from gpudoctor.matrix.tables.signatures import load_signatures
 from gpudoctor.matrix import load_matrix
-from gpudoctor.model import (CudaToolkit, Driver, Facts, Frameworks, Gpu, Host, Section, Severity, Symptom, TensorflowBuild,
+from gpudoctor.model import (CudaToolkit, Driver, Facts, Fix, Frameworks, Gpu, Host, Section, Severity, Symptom, TensorflowBuild,
                              TorchBuild)
 
 MATRIX = load_matrix()
@@ -280,3 +280,35 @@ def test_the_cuda_a_library_name_asks_for(subject, needs):
     """Regression: libcublas.so.11 read as "CUDA 1.1" (the pattern backtracked into the major's digits)."""
     f = one(m.cuda_libraries_not_loadable, log(_not_loadable(subject), gpus=RTX5090))
     assert f.evidence[-1] == f"the build looks for {needs} ({subject})"
+
+
+INVALID_FUNCTION = Symptom("invalid-device-function", "RuntimeError: cuda runtime error (8) : invalid device function at THCTensorMathPointwise.cu:246")
+
+
+def test_invalid_device_function_is_hip_s_under_a_rocm_torch():
+    # https://github.com/pytorch/tutorials/issues/8: the older CUDA words for a missing architecture (torch 0.1.6)
+    cuda_torch = Frameworks(torch=TorchBuild(version="0.1.6", cuda="8.0", build="cuda"))
+    (f,) = run(m.no_kernel_image_from_message, log(INVALID_FUNCTION, frameworks=cuda_torch))
+    assert f.evidence[0] == f"log: {INVALID_FUNCTION.text}"
+    # a ROCm torch (no AMD GPU list known): the same words are HIP's, for checks/rocm_builds.py
+    rocm_torch = Frameworks(torch=TorchBuild(version="2.3.1+rocm6.0", hip="6.0", build="rocm"))
+    assert run(m.no_kernel_image_from_message, log(INVALID_FUNCTION, frameworks=rocm_torch)) == []
+    # CUDA's own "no kernel image" words stay CUDA's whatever the torch
+    assert len(run(m.no_kernel_image_from_message, log(NO_KERNEL, frameworks=rocm_torch))) == 1
+
+
+def test_no_kernel_image_fix_with_and_without_the_matrix():
+    # without a matrix: the bare advice, extensions included
+    assert one(m.no_kernel_image_from_message, log(NO_KERNEL)).fix == Fix(
+        "Install a build compiled for this GPU's compute capability (and rebuild CUDA extensions with TORCH_CUDA_ARCH_LIST set)",
+        (), "https://pytorch.org/get-started/locally/")
+    # with one: a torch build solved for this machine (an RTX 5090 on a CUDA 12.8 driver needs a cu128 wheel)
+    from gpudoctor.checks import _builds as b
+
+    facts = log(NO_KERNEL, gpus=RTX5090, driver=Driver(version="570.86.10", cuda_version="12.8", kernel_module="nvidia"),
+                host=Host(os="linux", arch="x86_64", python="3.11.9"))
+    fix = one(m.no_kernel_image_from_message, facts, MATRIX).fix
+    assert fix == b.install_fix(facts, MATRIX, "torch", "Install a build compiled for this GPU's compute capability")
+    assert fix.summary.startswith("Install a build compiled for this GPU's compute capability: install torch ")
+    assert fix.commands[0].startswith("pip install torch==") and "/whl/cu128" in fix.commands[0]
+    assert fix.url == "https://pytorch.org/get-started/previous-versions/"

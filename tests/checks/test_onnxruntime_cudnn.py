@@ -7,7 +7,7 @@ import pytest
 
 from gpudoctor.checks.cudnn_majors import onnxruntime_cudnn_major
 from gpudoctor.matrix import load_matrix
-from gpudoctor.model import CudaToolkit, Facts, Severity
+from gpudoctor.model import CudaToolkit, Facts, Finding, Fix, Section, Severity
 
 MATRIX = load_matrix()
 
@@ -22,6 +22,40 @@ def test_a_cudnn9_release_beside_only_cudnn8():
     assert (f.id, f.severity) == ("cudnn-version-mismatch", Severity.ERROR)
     assert f.title == "onnxruntime-gpu 1.19.2 is built with cuDNN 9, and only cuDNN 8 is installed"
     assert f.fix.commands == ("pip install 'onnxruntime-gpu<=1.18.0'",)
+
+
+REQUIREMENTS = "https://onnxruntime.ai/docs/execution-providers/CUDA-ExecutionProvider.html#requirements"
+NOT_COMPATIBLE = "ONNX Runtime built with cuDNN 8.x is not compatible with cuDNN 9.x, and vice versa (its requirements page)"
+
+
+def test_a_cudnn9_release_beside_only_cudnn8_pinned():
+    # https://github.com/microsoft/onnxruntime/issues/22198 again, the whole finding
+    assert run({"onnxruntime-gpu": "1.19.2", "nvidia-cudnn-cu12": "8.9.2.26"}) == [Finding(
+        "cudnn-version-mismatch", Severity.ERROR, Section.CUDNN,
+        "onnxruntime-gpu 1.19.2 is built with cuDNN 9, and only cuDNN 8 is installed",
+        ("onnxruntime-gpu 1.19.2", "nvidia-cudnn-cu12 8.9.2.26", NOT_COMPATIBLE),
+        Fix("Install the onnxruntime-gpu release built for cuDNN 8 (1.18.0 or older), or cuDNN 9 in an environment of its own",
+            ("pip install 'onnxruntime-gpu<=1.18.0'",), REQUIREMENTS))]
+
+
+def test_a_cudnn8_release_beside_only_cudnn9_pinned():
+    assert run({"onnxruntime-gpu": "1.18.0", "nvidia-cudnn-cu12": "9.1.0.70"}) == [Finding(
+        "cudnn-version-mismatch", Severity.ERROR, Section.CUDNN,
+        "onnxruntime-gpu 1.18.0 is built with cuDNN 8, and only cuDNN 9 is installed",
+        ("onnxruntime-gpu 1.18.0", "nvidia-cudnn-cu12 9.1.0.70", NOT_COMPATIBLE),
+        Fix("Install the onnxruntime-gpu release built for cuDNN 9 (1.19 or newer), or cuDNN 8 in an environment of its own",
+            ("pip install 'onnxruntime-gpu>=1.19'",), REQUIREMENTS))]
+
+
+def test_the_release_boundaries():
+    # 1.19.0 is the first cuDNN 9 release, 1.18.0 the last cuDNN 8 one; 1.18.1 had builds of both, so says nothing
+    (first9,) = run({"onnxruntime-gpu": "1.19.0", "nvidia-cudnn-cu12": "8.9.2.26"})
+    assert first9.title == "onnxruntime-gpu 1.19.0 is built with cuDNN 9, and only cuDNN 8 is installed"
+    assert run({"onnxruntime-gpu": "1.18.1", "nvidia-cudnn-cu12": "9.1.0.70"}) == []
+    assert run({"onnxruntime-gpu": "1.18.1", "nvidia-cudnn-cu12": "8.9.2.26"}) == []
+    # a release is compared by its first three parts: a fourth (a local build's) does not move it past 1.18.0
+    (fourth,) = run({"onnxruntime-gpu": "1.18.0.1", "nvidia-cudnn-cu12": "9.1.0.70"})
+    assert fourth.title == "onnxruntime-gpu 1.18.0.1 is built with cuDNN 8, and only cuDNN 9 is installed"
 
 
 def test_a_cudnn8_release_beside_only_cudnn9():
