@@ -80,7 +80,9 @@ _ANY_CODE = re.compile(r"[ahvtlpk]\d")
 # _ANY on a lowercased ASCII line: without (?i), which the regex engine pays for at every character (the same matches:
 # every letter of _ANY is lower case, and \b, \d and \s do not depend on case)
 _ANY_LOWERED = re.compile(_ANY.pattern.removeprefix("(?i)"))
-_EVERY_KEY = frozenset({"frameworks.torch.version", "frameworks.torch.cuda", "frameworks.tensorflow.is_cuda_build", "frameworks.tensorflow.version", "cuda_toolkits[0].version",
+# The facts whose statement ends the reading once all are said (torch's CUDA, "TensorFlow-GPU" and pins are rarer:
+# waiting for them would read every line of a large paste).
+_EVERY_KEY = frozenset({"frameworks.torch.version", "frameworks.tensorflow.version", "cuda_toolkits[0].version",
                         "libraries.libcudnn[]", "host.python", "driver.version", "host.os", "gpus", "gpus[0].compute_capability",
                         "amd_gpus", "host.apple.chip", "frameworks.torch.build", "jetson.model"})
 # a sentence: a word of three letters and another, or three short words ("I'm on Windows 11", "My OS is Ubuntu 20.04")
