@@ -125,3 +125,10 @@ def extension_toolkit(facts: Facts) -> tuple[CudaToolkit, str] | None:
         where = "not on PATH, no CUDA_HOME" if toolkits[0].on_path is False else "whether nvcc is on PATH is unknown"
         return toolkits[0], f"the only CUDA toolkit found ({where})"
     return None
+
+
+def accelerator_notes(matrix: object, name: str) -> dict[str, str]:
+    """One table of matrices/accelerators.toml (directml, xpu, mxnet, cpu_variants, onnxruntime); {} without it."""
+    tables = getattr(matrix, "platform_tables", None)
+    notes = tables.accelerators if tables else None
+    return dict(getattr(notes, name, None) or {}) if notes else {}

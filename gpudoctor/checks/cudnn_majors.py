@@ -8,7 +8,7 @@ import re
 from typing import TYPE_CHECKING, Iterator
 
 from ..model import Facts, Finding, Fix, Section, Severity
-from ._facts import symptoms
+from ._facts import accelerator_notes, symptoms
 
 if TYPE_CHECKING:
     from ..model import Symptom  # created only where a paste gave symptoms
@@ -73,8 +73,7 @@ def onnxruntime_cudnn_major(facts: Facts, matrix: object) -> Iterator[Finding]:
     [onnxruntime]): its CUDA provider cannot load, whatever the loader path."""
     version = (facts.python_packages or {}).get("onnxruntime-gpu")
     installed = _installed_majors(facts)
-    tables = getattr(matrix, "platform_tables", None)
-    notes = getattr(tables.accelerators, "onnxruntime", None) if tables and tables.accelerators else None
+    notes = accelerator_notes(matrix, "onnxruntime")
     if not version or not installed or not notes:
         return
     from packaging.version import InvalidVersion, Version

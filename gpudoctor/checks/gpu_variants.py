@@ -11,13 +11,7 @@ from fnmatch import fnmatch
 from typing import Iterator
 
 from ..model import Facts, Finding, Fix, Section, Severity
-from ._facts import gpu_presence
-
-
-def _pairs(matrix: object) -> dict[str, str]:
-    tables = getattr(matrix, "platform_tables", None)
-    notes = tables.accelerators if tables else None
-    return dict(getattr(notes, "cpu_variants", None) or {})
+from ._facts import accelerator_notes, gpu_presence
 
 
 def gpu_package_cpu_variant(facts: Facts, matrix: object) -> Iterator[Finding]:
@@ -25,7 +19,7 @@ def gpu_package_cpu_variant(facts: Facts, matrix: object) -> Iterator[Finding]:
     if not installed or (facts.host is not None and facts.host.os == "darwin"):
         return  # no CUDA build exists for macOS: the CPU distribution is the right one there
     presence = gpu_presence(facts)
-    for cpu, gpu_glob in _pairs(matrix).items():
+    for cpu, gpu_glob in accelerator_notes(matrix, "cpu_variants").items():
         if cpu not in installed:
             continue
         gpu = sorted(name for name in installed if name != cpu and fnmatch(name, gpu_glob))

@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import Iterator
 
 from ..model import Facts, Finding, Fix, Section, Severity
-from ._facts import gpu_presence, jetson, package, symptoms, torch_build_kind
+from ._facts import accelerator_notes, gpu_presence, jetson, package, symptoms, torch_build_kind
 
 _NOTEBOOK_FIX = {
     "colab": ("Runtime → Change runtime type → Hardware accelerator: a GPU (e.g. T4), then run the notebook again",
@@ -17,16 +17,10 @@ _NOTEBOOK_FIX = {
 }
 
 
-def _notes(matrix: object, name: str) -> dict[str, str]:
-    tables = getattr(matrix, "platform_tables", None)
-    notes = tables.accelerators if tables else None
-    return getattr(notes, name) if notes else {}
-
-
 def directml_detected(facts: Facts, matrix: object) -> Iterator[Finding]:
     if not package(facts, "torch-directml") and not package(facts, "tensorflow-directml-plugin"):
         return  # the notes' table is read only when there is something to say (a cached matrix unpickles it on use)
-    notes = _notes(matrix, "directml")
+    notes = accelerator_notes(matrix, "directml")
     for name, section, supports in (
         ("torch-directml", Section.TORCH, "PyTorch on any DirectX 12 GPU (AMD, Intel, NVIDIA) of Windows or WSL2, as the device "
                                           f"{notes.get('torch_device', 'torch_directml.device()')}; not as 'cuda'"),
@@ -51,7 +45,7 @@ def intel_xpu_detected(facts: Facts, matrix: object) -> Iterator[Finding]:
     xpu_build = bool(torch and (torch.xpu or torch_build_kind(torch) == "xpu"))
     if not xpu_build and not ipex:
         return
-    notes = _notes(matrix, "xpu")
+    notes = accelerator_notes(matrix, "xpu")
     evidence = []
     if xpu_build:
         evidence.append(f"torch {torch.version or '(version unknown)'}: XPU build" + (f" (torch.version.xpu = {torch.xpu})" if torch.xpu else ""))
@@ -71,7 +65,7 @@ def mxnet_retired(facts: Facts, matrix: object) -> Iterator[Finding]:
     installed = {name: v for name, v in (facts.python_packages or {}).items() if v and (name == "mxnet" or name.startswith("mxnet-"))}
     if not installed:
         return
-    notes = _notes(matrix, "mxnet")
+    notes = accelerator_notes(matrix, "mxnet")
     yield Finding(
         "mxnet-retired", Severity.INFO, Section.ENVIRONMENT,
         f"MXNet is retired upstream (moved to the Apache Attic in {notes.get('retired', '2023')}): no fixes or new CUDA builds will come",
