@@ -223,6 +223,13 @@ def install_fix(facts: Facts, matrix: "Matrix | None", framework: str, summary: 
     text = f"{summary}: install {choice.label}"
     if py and choice.python != py:
         text += f" in a Python {choice.python} environment (this Python {py} has no wheel of it)"
+    driver = facts.driver
+    if choice.cuda and not (driver and (driver.version or driver.cuda_version)):
+        # the solver fitted the GPU, not a driver it does not know: say what the build needs of it
+        os = "windows" if facts.host and facts.host.os == "windows" else "linux"
+        floor = matrix.driver_floor(choice.cuda, os) if hasattr(matrix, "driver_floor") else None
+        if floor:
+            text += f" (a CUDA {choice.cuda} build: it needs NVIDIA driver {floor} or newer; an older driver needs an older CUDA tag)"
     if extra:
         text += f"; {extra}"
     return Fix(text, (*first, *install_commands(choice)), url)

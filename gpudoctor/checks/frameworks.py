@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Iterator
 
 from ..model import Facts, Finding, Fix, Section, Severity
-from ._facts import cudnn_version, driver_loaded, gpu_implied_but_unlisted, gpu_presence, jetson, package, symptoms, torch_build_kind
+from ._facts import cudnn_version, driver_loaded, env, gpu_implied_but_unlisted, gpu_presence, jetson, package, symptoms, torch_build_kind
 from ._builds import install_fix
 
 _TF_CPU_DISTRIBUTIONS = ("tensorflow-cpu", "tensorflow-intel")
@@ -47,6 +47,41 @@ def torch_cpu_only_build(facts: Facts, matrix: object) -> Iterator[Finding]:
         return
     yield Finding("torch-cpu-only-build", Severity.ERROR, Section.TORCH,
                   f"{label} is a CPU-only build on a machine with an NVIDIA GPU", tuple(evidence), fix)
+
+
+# Lines that explain torch's missing CUDA by something other than its build: the driver, the container, the platform.
+_EXPLAINED_BY = ("driver-too-old", "driver-insufficient", "no-driver-found", "nvidia-driver-not-loaded", "cuinit-failed",
+                 "nvml-version-mismatch", "container-no-gpu-runtime", "container-run-without-gpus", "container-banner-no-driver")
+
+
+def torch_without_cuda_on_nvidia_gpu(facts: Facts, matrix: object) -> Iterator[Finding]:
+    """torch has no CUDA ("torch.cuda.is_available() returns False", whisper's "FP16 is not supported on CPU",
+    Lightning's "GPUs requested but none are available") on a machine with an NVIDIA GPU, and which torch build is
+    installed is not in the evidence. A CPU-only wheel is the commonest cause by far (PyPI's default on Windows, a
+    conda solve without the CUDA variant, an installer's CPU choice), so it is named as a warning that says how to
+    tell; where the driver, a container, a Jetson, a Mac, a notebook or CUDA_VISIBLE_DEVICES explains it, their own
+    findings do."""
+    torch = facts.frameworks.torch if facts.frameworks else None
+    said = symptoms(facts, "torch-without-cuda")
+    if not said and not (torch and torch.cuda_available is False):
+        return
+    if (torch and torch_build_kind(torch)) or gpu_presence(facts) is not True or jetson(facts):
+        return
+    host = facts.host
+    if host and (host.os == "darwin" or host.container or host.notebook) or env(facts, "CUDA_VISIBLE_DEVICES") is not None:
+        return
+    if any(symptoms(facts, kind) for kind in _EXPLAINED_BY):
+        return
+    gpu = facts.gpus[0].name if facts.gpus and facts.gpus[0].name else "an NVIDIA GPU"
+    evidence = (f"log: {said[0].text}" if said else "torch.cuda.is_available() = False", f"this machine has {gpu}",
+                "which torch build is installed is not in the evidence: "
+                "`python -c \"import torch; print(torch.__version__, torch.version.cuda)\"` prints None for a CPU-only build")
+    yield Finding(
+        "torch-cpu-only-build", Severity.WARNING, Section.TORCH,
+        "torch runs without CUDA on a machine with an NVIDIA GPU: most often a CPU-only torch build", evidence,
+        install_fix(facts, matrix, "torch", "If torch.version.cuda is None, replace torch with a CUDA build",
+                    first=("pip uninstall -y torch torchvision torchaudio",), gpu_build=True),
+    )
 
 
 def torch_cuda_build_without_gpu(facts: Facts, matrix: object) -> Iterator[Finding]:
@@ -212,6 +247,7 @@ def _import_failed(facts: Facts, matrix: object, framework: str, version: str | 
 
 CHECKS = (
     torch_cpu_only_build,
+    torch_without_cuda_on_nvidia_gpu,
     torch_cuda_build_without_gpu,
     torch_runtime,
     tf_cpu_package_shadows_gpu,

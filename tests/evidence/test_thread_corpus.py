@@ -60,8 +60,6 @@ BLIND_NOT_YET_RIGHT = frozenset({
     'gh-cudaapi-jl-27',
     'gh-cupy-7560',
     'gh-cupy-cupy-3541',
-    'gh-decipher-8',
-    'gh-deep-packet-4',
     'gh-deepface-48',
     'gh-deepfacelab-264',
     'gh-deeplabcut-1245',

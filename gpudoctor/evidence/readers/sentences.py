@@ -36,6 +36,11 @@ _OS = re.compile(r"(?i)\b(windows subsystem for linux|windows\s*(?:10|11|7|8\.1|
 _GPU = re.compile(r"(?i)\b((?:nvidia\s+)?(?:geforce\s+)?(?:rtx|gtx)\s?\d{3,4}(?!\s*(?:series|s\b|-series))(?:\s?ti)?(?:\s?super)?(?:\s?laptop)?|"
                   r"(?:nvidia\s+)?(?:geforce\s+)?titan\s?(?:xp|x|v|rtx|black|z)?|"
                   r"(?:nvidia\s+)?(?:tesla\s+)?(?:[ahv]100|h200|t4|p100|k80|a10g?|l4|a40|a6000))\b")
+# "I have a 3060", "my 1660 SUPER", "with 3090": GeForce cards named by their number alone (GTX 10xx/16xx, RTX
+# 20xx-50xx), read only after a word that makes the number a thing one has; never before a unit ("a 1080p monitor")
+_GPU_NUMBER = re.compile(r"(?i)\b(?:my|a|an|two|dual|with)\s+((?:10|16|20|30|40|50)[5-9]0)(\s?ti|\s?super)?\b"
+                         r"(?!\s*(?:p\b|x\b|px|series|-series|resolution|pixels|frames|steps|epochs|images|samples|tokens|rows|mhz|mb|gb|ms\b|s\b|%))")
+_GPU_NUMBER_CHEAP = re.compile(r"[1-5][0-9][5-9]0")
 _AMD_GPU = re.compile(r"(?i)\b((?:AMD\s+)?Radeon\s+(?:RX\s*)?\d{3,4}\s*(?:XTX|XT|GRE|M)?|(?:AMD\s+)?Radeon\s+(?:Pro\s+\w+|VII)|"
                       r"RX\s?\d{3,4}\s*(?:XTX|XT|GRE)?|(?:AMD\s+)?Instinct\s+MI\d{2,3}X?)\b"
                       r"|\b(AMD)\s+(?:GPU|graphics\s+card|video\s+card|card)\b")  # "I have AMD GPU": an AMD GPU, model unknown
@@ -123,9 +128,9 @@ def _names_a_subject(line: str) -> bool:
             if word in lowered:
                 return True
         if "tf" not in lowered and "rx" not in lowered and not _ANY_CODE.search(lowered):
-            return False
-        return _ANY_LOWERED.search(lowered) is not None
-    return _ANY.search(line) is not None
+            return _GPU_NUMBER_CHEAP.search(lowered) is not None
+        return _ANY_LOWERED.search(lowered) is not None or _GPU_NUMBER_CHEAP.search(lowered) is not None
+    return _ANY.search(line) is not None or _GPU_NUMBER_CHEAP.search(line) is not None
 
 
 def _is_output(line: str) -> bool:
@@ -206,3 +211,10 @@ def _os_and_gpu(line: str, number: int, said: set[str]) -> Iterator[Observation]
             said.add("gpus")
             yield _stated("gpus[0].index", 0, number)
             yield _stated("gpus[0].name", name, number)
+    m = _GPU_NUMBER.search(line) if "gpus" not in said and _GPU_NUMBER_CHEAP.search(line) else None
+    if m:
+        said.add("gpus")
+        series = "GTX" if m.group(1)[:2] in ("10", "16") else "RTX"
+        suffix = f" {m.group(2).strip().title()}" if m.group(2) else ""
+        yield _stated("gpus[0].index", 0, number)
+        yield _stated("gpus[0].name", f"{series} {m.group(1)}{suffix}", number)

@@ -1,0 +1,94 @@
+"""torch saying it has no CUDA on a machine with an NVIDIA GPU, its build unknown (checks/frameworks.py,
+torch_without_cuda_on_nvidia_gpu): a warning that names the commonest cause and says how to tell, and silence where
+another fact explains it. Also the bare GeForce numbers reporters use ("I have a 3060", sentences.py)."""
+
+from __future__ import annotations
+
+import pytest
+
+from gpudoctor.checks import frameworks as fw
+from gpudoctor.checks import run_checks
+from gpudoctor.evidence import read_evidence
+from gpudoctor.matrix import load_matrix
+from gpudoctor.model import Driver, Facts, Frameworks, Gpu, Host, Section, Severity, Symptom, TorchBuild
+
+MATRIX = load_matrix()
+RTX3060 = (Gpu(index=0, name="RTX 3060"),)
+FP16 = Symptom("torch-without-cuda", 'warnings.warn("FP16 is not supported on CPU; using FP32 instead")', "torch")
+
+
+def run(facts: Facts):
+    return list(fw.torch_without_cuda_on_nvidia_gpu(facts, MATRIX))
+
+
+def test_a_torch_without_cuda_line_and_a_known_nvidia_gpu_name_a_likely_cpu_only_build():
+    (f,) = run(Facts(gpus=RTX3060, symptoms=(FP16,)))
+    assert (f.id, f.severity, f.section) == ("torch-cpu-only-build", Severity.WARNING, Section.TORCH)
+    assert f.title == "torch runs without CUDA on a machine with an NVIDIA GPU: most often a CPU-only torch build"
+    assert f.evidence[0] == f"log: {FP16.text}"
+    assert f.evidence[1] == "this machine has RTX 3060"
+    assert "torch.version.cuda" in f.evidence[2] and "None for a CPU-only build" in f.evidence[2]
+    assert f.fix.commands[0] == "pip uninstall -y torch torchvision torchaudio"
+    assert any("download.pytorch.org/whl/cu" in c for c in f.fix.commands)
+    # the driver is unknown: the fix says which driver its CUDA build needs (matrices/cuda.toml's floor)
+    assert "needs NVIDIA driver" in f.fix.summary
+
+
+def test_is_available_false_from_a_repl_is_enough_without_a_log_line():
+    (f,) = run(Facts(gpus=RTX3060, frameworks=Frameworks(torch=TorchBuild(cuda_available=False))))
+    assert f.evidence[0] == "torch.cuda.is_available() = False"
+
+
+@pytest.mark.parametrize("facts", [
+    Facts(symptoms=(FP16,)),                                                               # no GPU known
+    Facts(gpus=(), pci_devices=(), symptoms=(FP16,)),                                      # probed: none
+    Facts(gpus=RTX3060),                                                                   # nothing says torch lacks CUDA
+    Facts(gpus=RTX3060, symptoms=(FP16,), frameworks=Frameworks(torch=TorchBuild(version="2.3.0+cu121"))),  # build known
+    Facts(gpus=RTX3060, symptoms=(FP16,), frameworks=Frameworks(torch=TorchBuild(version="2.3.0+cpu"))),    # its own rule
+    Facts(gpus=RTX3060, symptoms=(FP16,), host=Host(os="darwin")),
+    Facts(gpus=RTX3060, symptoms=(FP16,), host=Host(os="linux", container="docker")),
+    Facts(gpus=RTX3060, symptoms=(FP16,), host=Host(os="linux", env={"CUDA_VISIBLE_DEVICES": ""})),
+    Facts(gpus=RTX3060, symptoms=(FP16, Symptom("driver-too-old", "The NVIDIA driver on your system is too old"))),
+    Facts(gpus=RTX3060, symptoms=(FP16, Symptom("no-driver-found", "Found no NVIDIA driver on your system"))),
+])
+def test_silent_where_the_gpu_is_unknown_the_build_known_or_another_fact_explains_it(facts):
+    assert run(facts) == []
+
+
+def test_a_pasted_report_end_to_end():
+    # https://github.com/dsymbol/decipher/issues/8 (development corpus): a card named by its number, whisper on the CPU
+    text = ("So I have a 3060 and a core i9-12900kf and when im using decipher im getting the error:  "
+            "UserWarning: FP16 is not supported on CPU; using FP32 instead\n")
+    report = run_checks(read_evidence(text, "paste"), MATRIX)
+    assert [(f.id, f.severity) for f in report.findings if f.severity >= Severity.WARNING] == [
+        ("torch-cpu-only-build", Severity.WARNING)]
+
+
+def test_lightning_and_a_stated_driver_line_count_too():
+    # https://github.com/munhouiani/Deep-Packet/issues/4 (development corpus), shortened; a driver known and fine
+    text = ("My GPU is a GTX 1080 Ti and torch.cuda.is_available() returns False.\n"
+            "pytorch_lightning.utilities.exceptions.MisconfigurationException: GPUs requested but none are available.\n")
+    facts = read_evidence(text, "paste")
+    assert facts.frameworks.torch.cuda_available is False
+    facts_with_driver = Facts(**{**facts.__dict__, "driver": Driver(version="535.104.05", cuda_version="12.2")})
+    assert [f.id for f in run(facts_with_driver)] == ["torch-cpu-only-build"]
+
+
+@pytest.mark.parametrize(("line", "name"), [
+    ("So I have a 3060 and a core i9-12900kf and when im using decipher", "RTX 3060"),
+    ("my 1660 SUPER does not support fp16 as far as I know", "GTX 1660 Super"),
+    ("I am running this with 3090 and need help with the install", "RTX 3090"),
+    ("I recently bought a 5070 ti and the following error comes up", "RTX 5070 Ti"),
+])
+def test_a_geforce_card_named_by_its_number(line, name):
+    assert read_evidence(line, "paste").gpus[0].name == name
+
+
+@pytest.mark.parametrize("line", [
+    "I play the game at a 1080p resolution on my monitor",
+    "we cut it to a 1080 frames clip and it stopped",
+    "the input was a 1080 x 1920 image from the camera",
+    "it happened in 2050 steps of the run",
+])
+def test_numbers_that_are_no_gpu(line):
+    assert not read_evidence(line, "paste").gpus
