@@ -217,6 +217,8 @@ def test_log_rule_severities_and_sections():
     assert {r.symptom: (r.id, r.severity, r.section) for r in RULES} == {
         "container-no-gpu-runtime": ("container-without-gpu-runtime", Severity.ERROR, Section.ENVIRONMENT),
         "container-banner-no-driver": ("container-without-gpu-runtime", Severity.WARNING, Section.ENVIRONMENT),
+        "cuda-system-not-ready": ("fabric-manager-not-running", Severity.ERROR, Section.GPU),
+        "mps-macos-too-old": ("apple-macos-too-old-for-mps", Severity.ERROR, Section.GPU),
         "gpu-lost": ("gpu-fallen-off-bus", Severity.ERROR, Section.GPU),
         "forward-compat-unsupported": ("cuda-forward-compat-unsupported-gpu", Severity.ERROR, Section.GPU),
         "torch-dll-dependencies-missing": ("windows-msvc-runtime-missing", Severity.ERROR, Section.TORCH),
