@@ -16,7 +16,9 @@ BUSY_MEMORY_SHARE = 0.5
 def no_nvidia_gpu(facts: Facts, matrix: object) -> Iterator[Finding]:
     if gpu_presence(facts) is not False or facts.amd_gpus or jetson(facts) or on_mac(facts):
         return  # not missing anything: amd-gpus-found lists AMD GPUs; a Jetson's GPU is integrated, a Mac's is Apple's
-    evidence = ["no NVIDIA device (vendor 10de) on the PCI bus" if facts.pci_devices == () else "no GPU reported by the driver"]
+    stated = (facts.provenance or {}).get("gpus", "").startswith("reporter's words")
+    evidence = ["no NVIDIA device (vendor 10de) on the PCI bus" if facts.pci_devices == () else
+                "the reporter says this machine has no NVIDIA GPU" if stated else "no GPU reported by the driver"]
     if facts.driver and facts.driver.nvml_error:
         evidence.append(f"NVML: {facts.driver.nvml_error}")
     yield Finding(

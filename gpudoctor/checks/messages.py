@@ -62,9 +62,9 @@ def driver_too_old_from_message(facts: Facts, matrix: "Matrix | None") -> Iterat
 
 def driver_insufficient_from_message(facts: Facts, matrix: "Matrix | None") -> Iterator[Finding]:
     """"CUDA driver version is insufficient for CUDA runtime version": the program's CUDA runtime is newer than the
-    driver. When the culprit is a local nvcc build, cuda-toolkit-newer-than-driver says so instead."""
+    driver. A local nvcc build: cuda-toolkit-newer-than-driver says so. No NVIDIA GPU (CUDA says it without a driver too): no-nvidia-gpu."""
     found = symptoms(facts, "driver-insufficient")
-    if not found or _toolkit_too_new(facts, matrix):
+    if not found or _toolkit_too_new(facts, matrix) or gpu_presence(facts) is False:
         return
     driver = facts.driver
     have = f"driver {driver.version}" if driver and driver.version else "the installed NVIDIA driver"

@@ -46,6 +46,8 @@ def merge(observations: Iterable[Observation]) -> Facts:
             _set(tree, key, obs.value)
             provenance[key] = obs.where
             continue
+        if obs.value == [] and tree.get(obs.key):
+            continue  # "no GPU", said in words, after a GPU list a command printed: the list stands
         earlier = kept.get(obs.key)
         if earlier is None:
             kept[obs.key] = obs

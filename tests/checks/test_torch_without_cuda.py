@@ -92,3 +92,43 @@ def test_a_geforce_card_named_by_its_number(line, name):
 ])
 def test_numbers_that_are_no_gpu(line):
     assert not read_evidence(line, "paste").gpus
+
+
+# -- the reporter says there is no NVIDIA GPU -----------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("line", [
+    "I don't have an NVDIA GPU so I tried to run with CPU only.",          # WhisperJAV#107 (development corpus), typo kept
+    "I am a newbie of tensorflow . I do not have NVIDIA GPU after I install tensorflow and keras",  # rstudio/tensorflow#411
+    "My laptop has no nvidia graphics card, only the Intel one.",
+])
+def test_a_stated_absence_of_an_nvidia_gpu(line):
+    facts = read_evidence(line, "paste")
+    assert facts.gpus == ()
+    assert facts.provenance["gpus"].startswith("reporter's words")
+
+
+@pytest.mark.parametrize("line", [
+    "I don't have an NVIDIA GPU driver installed yet, the card is a GTX 1080",   # a driver, not the GPU
+    "Does it run on a machine without an NVIDIA GPU?",                         # a question, not a statement
+])
+def test_no_absence_read_from_other_sentences(line):
+    assert read_evidence(line, "paste").gpus != ()
+
+
+def test_a_printed_gpu_list_outweighs_a_sentence_saying_none():
+    text = ("| NVIDIA-SMI 535.54.03    Driver Version: 535.54.03    CUDA Version: 12.2     |\n"
+            "|   0  NVIDIA GeForce RTX 3090        Off | 00000000:01:00.0 Off |                  N/A |\n"
+            "I don't have an NVIDIA GPU on my other laptop, so I use this server.\n")
+    assert [g.name for g in read_evidence(text, "paste").gpus] == ["NVIDIA GeForce RTX 3090"]
+
+
+def test_cuda_insufficient_driver_on_a_machine_said_to_have_no_nvidia_gpu_is_no_driver_fault():
+    text = ("I don't have an NVDIA GPU so I tried to run with CPU only.\n"
+            "RuntimeError: CUDA failed with error CUDA driver version is insufficient for CUDA runtime version\n")
+    report = run_checks(read_evidence(text, "paste"), MATRIX)
+    assert [(f.id, f.severity) for f in report.findings] == [("no-nvidia-gpu", Severity.INFO)]
+    assert report.findings[0].evidence == ("the reporter says this machine has no NVIDIA GPU",)
+    # the same line where nothing says so: the driver is named
+    alone = run_checks(read_evidence(text.splitlines()[1], "paste"), MATRIX)
+    assert ("driver-too-old-for-cuda-build", Severity.ERROR) in [(f.id, f.severity) for f in alone.findings]

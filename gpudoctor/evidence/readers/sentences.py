@@ -41,6 +41,10 @@ _GPU = re.compile(r"(?i)\b((?:nvidia\s+)?(?:geforce\s+)?(?:rtx|gtx)\s?\d{3,4}(?!
 _GPU_NUMBER = re.compile(r"(?i)\b(?:my|a|an|two|dual|with)\s+((?:10|16|20|30|40|50)[5-9]0)(\s?ti|\s?super)?\b"
                          r"(?!\s*(?:p\b|x\b|px|series|-series|resolution|pixels|frames|steps|epochs|images|samples|tokens|rows|mhz|mb|gb|ms\b|s\b|%))")
 _GPU_NUMBER_CHEAP = re.compile(r"[1-5][0-9][5-9]0")
+# "I don't have an NVIDIA GPU", "my laptop has no nvidia card": the reporter states there is none (typos included)
+_NO_NVIDIA_GPU = re.compile(r"(?i)\b(?:i|we)\s+(?:don'?t|do not|didn'?t|did not)\s+have\s+(?:an?\s+|any\s+)?(?:nvid?ia|nvdia)[\s-]*"
+                            r"(?:gpus?|graphics(?:\s+card)?|cards?|video\s+card)\b(?!\s*(?:drivers?|installed|support))|"
+                            r"\b(?:i|we|it|laptop|machine|computer|pc|mac)\s+(?:have|has)\s+no\s+(?:nvid?ia|nvdia)[\s-]*(?:gpus?|graphics(?:\s+card)?|cards?)\b")
 _AMD_GPU = re.compile(r"(?i)\b((?:AMD\s+)?Radeon\s+(?:RX\s*)?\d{3,4}\s*(?:XTX|XT|GRE|M)?|(?:AMD\s+)?Radeon\s+(?:Pro\s+\w+|VII)|"
                       r"RX\s?\d{3,4}\s*(?:XTX|XT|GRE)?|(?:AMD\s+)?Instinct\s+MI\d{2,3}X?)\b"
                       r"|\b(AMD)\s+(?:GPU|graphics\s+card|video\s+card|card)\b")  # "I have AMD GPU": an AMD GPU, model unknown
@@ -73,14 +77,14 @@ def _stated(key: str, value: object, number: int) -> Observation:
 
 # A cheap first filter: a line naming none of these says nothing this reader reads (most lines of a long log).
 _ANY = re.compile(r"(?i)tensorflow|\btf\b|torch|windows|ubuntu|wsl|mac|debian|centos|fedora|rtx|gtx|tesla|quadro|titan|radeon|instinct|jetson|\brx\s?\d|\bamd\s|"
-                  r"\b[ahvtlpk]\d{2,3}\b|a10|cuda|nvcc|cudnn|python|driver|compute capability")
+                  r"\b[ahvtlpk]\d{2,3}\b|a10|cuda|nvcc|cudnn|python|driver|compute capability|n'?t have|not have|ha(?:ve|s) no")
 # _ANY on an ASCII line (where (?i) is plain lowercasing), answered by substring tests, several times cheaper than the
 # case-blind search (issue 23: a 1 MB paste in < 0.3 s): a line whose lowercase holds one of _ANY_PLAIN matches it as
 # it is; a line that holds none of them matches only if it holds "tf", "rx" or a letter of the bare model numbers
 # before a digit, and then the search itself decides.
 _ANY_PLAIN = ("torch", "cuda", "nvcc", "amd ", "python", "driver", "tensorflow", "windows", "ubuntu", "wsl", "mac", "debian", "centos",
               "fedora", "rtx", "gtx", "tesla", "quadro", "titan", "radeon", "instinct", "jetson", "a10", "cudnn",
-              "compute capability")
+              "compute capability", "t have", "not have", "have no", "has no")
 _ANY_CODE = re.compile(r"[ahvtlpk]\d")
 # _ANY on a lowercased ASCII line: without (?i), which the regex engine pays for at every character (the same matches:
 # every letter of _ANY is lower case, and \b, \d and \s do not depend on case)
@@ -204,6 +208,10 @@ def _os_and_gpu(line: str, number: int, said: set[str]) -> Iterator[Observation]
         said.add("amd_gpus")
         yield _stated("amd_gpus[0].index", 0, number)
         yield _stated("amd_gpus[0].name", " ".join(m.group(1).split()) if m.group(1) else "AMD GPU (model not stated)", number)
+    m = _NO_NVIDIA_GPU.search(line) if "gpus" not in said and _holds(line, "have", "has") else None
+    if m:
+        said.add("gpus")
+        yield _stated("gpus", [], number)
     m = _GPU.search(line) if "gpus" not in said else None
     if m and "gpus" not in said:
         name = _gpu_name(m.group(1))
