@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Iterator
 
 from ..digits import is_ascii_int
 from ..model import Facts, Finding, Fix, Section, Severity
-from ._facts import env, gpu_presence, symptoms, torch_build_kind
+from ._facts import env, gpu_presence, package, symptoms, torch_build_kind
 from .amd import amd_gpus, amd_label, override_target
 
 if TYPE_CHECKING:
@@ -136,6 +136,24 @@ def torch_cuda_build_on_amd_gpu(facts: Facts, matrix: "Matrix | None") -> Iterat
     )
 
 
+def tensorflow_on_amd_gpu(facts: Facts, matrix: "Matrix | None") -> Iterator[Finding]:
+    """TensorFlow's own builds reach GPUs through NVIDIA's CUDA only; on a machine whose GPUs are AMD's it runs on the
+    CPU. A warning (an NVIDIA GPU may be there unseen), named no-nvidia-gpu: that is what the user is missing."""
+    tf = facts.frameworks.tensorflow if facts.frameworks else None
+    in_use = tf is not None or any(package(facts, n) for n in ("tensorflow", "tensorflow-gpu", "tensorflow-cpu"))
+    found = amd_gpus(facts)
+    if not in_use or not found or gpu_presence(facts) is True or package(facts, "tensorflow-rocm"):
+        return
+    version = (tf.version if tf else None) or package(facts, "tensorflow") or package(facts, "tensorflow-gpu")
+    yield Finding(
+        "no-nvidia-gpu", Severity.WARNING, Section.TENSORFLOW,
+        f"TensorFlow{' ' + version if version else ''} uses only NVIDIA GPUs (CUDA), and this machine's GPU is AMD's: it runs on the CPU",
+        tuple(amd_label(g) for g in found) + ("TensorFlow's own builds support NVIDIA GPUs through CUDA; AMD publishes tensorflow-rocm for Linux",),
+        Fix("For the AMD GPU use AMD's ROCm build of TensorFlow on Linux (for the GPUs ROCm supports), or PyTorch's ROCm build",
+            (), "https://rocm.docs.amd.com/projects/install-on-linux/en/latest/install/3rd-party/tensorflow-install.html"),
+    )
+
+
 def hip_no_binary_for_gpu(facts: Facts, matrix: "Matrix | None") -> Iterator[Finding]:
     """The runtime's own word (hipErrorNoBinaryForGpu, "invalid device function") where the build or the GPU's gfx
     target is not known well enough for gpu-gfx-not-in-rocm-build to name the missing target."""
@@ -156,4 +174,4 @@ def hip_no_binary_for_gpu(facts: Facts, matrix: "Matrix | None") -> Iterator[Fin
     )
 
 
-CHECKS = (gpu_gfx_not_in_rocm_build, hip_no_binary_for_gpu, rocm_version_mismatch, torch_cuda_build_on_amd_gpu)
+CHECKS = (gpu_gfx_not_in_rocm_build, hip_no_binary_for_gpu, rocm_version_mismatch, torch_cuda_build_on_amd_gpu, tensorflow_on_amd_gpu)

@@ -132,3 +132,27 @@ def test_cuda_insufficient_driver_on_a_machine_said_to_have_no_nvidia_gpu_is_no_
     # the same line where nothing says so: the driver is named
     alone = run_checks(read_evidence(text.splitlines()[1], "paste"), MATRIX)
     assert ("driver-too-old-for-cuda-build", Severity.ERROR) in [(f.id, f.severity) for f in alone.findings]
+
+
+# -- TensorFlow on a machine whose GPU is AMD's ---------------------------------------------------------------------
+
+
+def test_tensorflow_with_only_an_amd_gpu_runs_on_the_cpu():
+    # tensorflow/tensorflow#20340 (development corpus): the model misspelled as reporters do
+    text = "I have Win 10/ AMD Raedon R5 M335\nI am using Python 3.5 and tensorflow 1.0.0\n"
+    report = run_checks(read_evidence(text, "paste"), MATRIX)
+    (f,) = [f for f in report.findings if f.severity >= Severity.WARNING]
+    assert (f.id, f.severity, f.section) == ("no-nvidia-gpu", Severity.WARNING, Section.TENSORFLOW)
+    assert f.title == "TensorFlow 1.0.0 uses only NVIDIA GPUs (CUDA), and this machine's GPU is AMD's: it runs on the CPU"
+    assert "AMD Raedon R5 M335" in f.evidence[0]
+
+
+@pytest.mark.parametrize("text", [
+    "I use an AMD Radeon RX 580 with torch 2.1.0",                                           # no TensorFlow
+    "I have an AMD Radeon RX 580 and an RTX 3090, tensorflow 2.15.0",                       # an NVIDIA GPU too
+    "tensorflow 2.14.0 on an AMD Radeon RX 7900 XTX\n$ pip freeze\nabsl-py==2.1.0\nnumpy==1.26.4\n"
+    "tensorflow-rocm==2.14.0.600\nwrapt==1.14.1\n",                                          # AMD's own build
+])
+def test_no_tensorflow_amd_warning_where_it_does_not_apply(text):
+    report = run_checks(read_evidence(text, "paste"), MATRIX)
+    assert not [f for f in report.findings if f.id == "no-nvidia-gpu" and f.severity >= Severity.WARNING]

@@ -243,7 +243,6 @@ BLIND_NOT_YET_RIGHT = frozenset({
     'gh-tensorflow-12388',
     'gh-tensorflow-13365',
     'gh-tensorflow-1943',
-    'gh-tensorflow-20340',
     'gh-tensorflow-22043',
     'gh-tensorflow-22651',
     'gh-tensorflow-30978',

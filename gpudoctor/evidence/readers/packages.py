@@ -14,7 +14,7 @@ NAME = "package list"
 
 _INTERESTING = frozenset({
     "torch", "torchvision", "torchaudio", "pytorch", "pytorch-nightly", "pytorch-cuda", "cpuonly", "cpu-only",
-    "tensorflow", "tensorflow-gpu",
+    "tensorflow", "tensorflow-gpu", "tensorflow-rocm",
     "tensorflow-cpu", "tensorflow-intel", "tensorflow-macos", "tensorflow-metal", "tf-nightly", "tf-nightly-gpu",
     "keras", "tf-keras", "numpy", "jax", "jaxlib", "cudatoolkit", "cudnn", "cuda-version", "cuda-toolkit",
     "cuda-runtime", "cuda-cudart", "tensorrt", "triton", "xformers", "cupy", "mxnet", "onnxruntime", "onnxruntime-gpu",

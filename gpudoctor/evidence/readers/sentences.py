@@ -45,7 +45,9 @@ _GPU_NUMBER_CHEAP = re.compile(r"[1-5][0-9][5-9]0")
 _NO_NVIDIA_GPU = re.compile(r"(?i)\b(?:i|we)\s+(?:don'?t|do not|didn'?t|did not)\s+have\s+(?:an?\s+|any\s+)?(?:nvid?ia|nvdia)[\s-]*"
                             r"(?:gpus?|graphics(?:\s+card)?|cards?|video\s+card)\b(?!\s*(?:drivers?|installed|support))|"
                             r"\b(?:i|we|it|laptop|machine|computer|pc|mac)\s+(?:have|has)\s+no\s+(?:nvid?ia|nvdia)[\s-]*(?:gpus?|graphics(?:\s+card)?|cards?)\b")
-_AMD_GPU = re.compile(r"(?i)\b((?:AMD\s+)?Radeon\s+(?:RX\s*)?\d{3,4}\s*(?:XTX|XT|GRE|M)?|(?:AMD\s+)?Radeon\s+(?:Pro\s+\w+|VII)|"
+# (Radeon's R5/R7/R9 names too, "Radeon R9 290", "R5 M335"; and "Raedon", a common misspelling)
+_AMD_GPU = re.compile(r"(?i)\b((?:AMD\s+)?Ra(?:de|ed)on\s+(?:RX\s*)?\d{3,4}\s*(?:XTX|XT|GRE|M)?|(?:AMD\s+)?Ra(?:de|ed)on\s+(?:Pro\s+\w+|VII)|"
+                      r"(?:AMD\s+)?Ra(?:de|ed)on\s+R[579]\s+M?\d{3}X?|"
                       r"RX\s?\d{3,4}\s*(?:XTX|XT|GRE)?|(?:AMD\s+)?Instinct\s+MI\d{2,3}X?)\b"
                       r"|\b(AMD)\s+(?:GPU|graphics\s+card|video\s+card|card)\b")  # "I have AMD GPU": an AMD GPU, model unknown
 _APPLE_CHIP = re.compile(r"\b(?:Apple\s+)?(M[1-5])(?:\s+(Pro|Max|Ultra))?\b")  # read only on a line naming a Mac
@@ -76,14 +78,14 @@ def _stated(key: str, value: object, number: int) -> Observation:
 
 
 # A cheap first filter: a line naming none of these says nothing this reader reads (most lines of a long log).
-_ANY = re.compile(r"(?i)tensorflow|\btf\b|torch|windows|ubuntu|wsl|mac|debian|centos|fedora|rtx|gtx|tesla|quadro|titan|radeon|instinct|jetson|\brx\s?\d|\bamd\s|"
+_ANY = re.compile(r"(?i)tensorflow|\btf\b|torch|windows|ubuntu|wsl|mac|debian|centos|fedora|rtx|gtx|tesla|quadro|titan|radeon|raedon|instinct|jetson|\brx\s?\d|\bamd\s|"
                   r"\b[ahvtlpk]\d{2,3}\b|a10|cuda|nvcc|cudnn|python|driver|compute capability|n'?t have|not have|ha(?:ve|s) no")
 # _ANY on an ASCII line (where (?i) is plain lowercasing), answered by substring tests, several times cheaper than the
 # case-blind search (issue 23: a 1 MB paste in < 0.3 s): a line whose lowercase holds one of _ANY_PLAIN matches it as
 # it is; a line that holds none of them matches only if it holds "tf", "rx" or a letter of the bare model numbers
 # before a digit, and then the search itself decides.
 _ANY_PLAIN = ("torch", "cuda", "nvcc", "amd ", "python", "driver", "tensorflow", "windows", "ubuntu", "wsl", "mac", "debian", "centos",
-              "fedora", "rtx", "gtx", "tesla", "quadro", "titan", "radeon", "instinct", "jetson", "a10", "cudnn",
+              "fedora", "rtx", "gtx", "tesla", "quadro", "titan", "radeon", "raedon", "instinct", "jetson", "a10", "cudnn",
               "compute capability", "t have", "not have", "have no", "has no")
 _ANY_CODE = re.compile(r"[ahvtlpk]\d")
 # _ANY on a lowercased ASCII line: without (?i), which the regex engine pays for at every character (the same matches:
@@ -203,7 +205,7 @@ def _os_and_gpu(line: str, number: int, said: set[str]) -> Iterator[Observation]
     if m:
         said.add("host.apple.chip")
         yield _stated("host.apple.chip", f"Apple {m.group(1)}" + (f" {m.group(2)}" if m.group(2) else ""), number)
-    m = _AMD_GPU.search(line) if "amd_gpus" not in said and _holds(line, "radeon", "rx", "instinct", "amd") else None
+    m = _AMD_GPU.search(line) if "amd_gpus" not in said and _holds(line, "radeon", "raedon", "rx", "instinct", "amd") else None
     if m:
         said.add("amd_gpus")
         yield _stated("amd_gpus[0].index", 0, number)
