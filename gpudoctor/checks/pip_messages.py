@@ -108,8 +108,12 @@ def _not_offered_by_pip(facts: Facts, matrix: "Matrix | None") -> Iterator[Findi
             release = matrix.torch_release(version) if framework == "torch" else matrix.tf_release(version)
         if release is None or version in offered.replace(" ", "").split(","):
             continue
+        section = Section.TORCH if framework == "torch" else Section.TENSORFLOW
+        if python_known:  # the matrix says this Python has the release's wheels: the platform has none
+            yield _no_wheel_for_platform(symptom, name, version, release, facts.host.python, matrix)
+            continue
         yield Finding(
-            "python-version-no-wheel", Severity.ERROR, Section.TORCH if framework == "torch" else Section.TENSORFLOW,
+            "python-version-no-wheel", Severity.ERROR, section,
             f"{name} {version} exists, but not for this Python or platform: pip offers only other versions",
             (f"log: {symptom.text}", f"{framework} {release.series} has wheels for Python {release.python[0]}–{release.python[-1]}",
              "pip's 'from versions' list holds only releases with a wheel for this interpreter"),
@@ -117,6 +121,21 @@ def _not_offered_by_pip(facts: Facts, matrix: "Matrix | None") -> Iterator[Findi
                 (f"python{release.python[-1]} -m venv .venv && . .venv/bin/activate && pip install '{wanted}'",), b.TORCH_PREVIOUS_URL
                 if framework == "torch" else b.TF_PIP_URL),
         )
+
+
+def _no_wheel_for_platform(symptom: Symptom, name: str, version: str, release: object, python: str, matrix: "Matrix | None") -> Finding:
+    tf = name.startswith("tensorflow")
+    last = getattr(matrix, "tf_windows_gpu_last", None) if tf else None
+    windows = (f"; on native Windows TensorFlow's GPU builds end at {last} (later ones: WSL2)"
+               if last and b.vt(version) and b.vt(version)[:2] > b.vt(last)[:2] else "")
+    return Finding(
+        "python-version-no-wheel", Severity.ERROR, Section.TENSORFLOW if tf else Section.TORCH,
+        f"{name} {version} exists, but has no wheel for this platform (Python {python} fits it): pip offers only other versions",
+        (f"log: {symptom.text}", f"{name.split('-')[0]} {release.series} has wheels for Python {release.python[0]}–{release.python[-1]}",
+         "pip's 'from versions' list holds only releases with a wheel for this interpreter and platform"),
+        Fix(f"Install one of the versions pip offers, or use a platform {name} {version} has wheels for{windows}", (),
+            b.TF_PIP_URL if tf else b.TORCH_PREVIOUS_URL),
+    )
 
 
 def _judged_by_the_matrix(facts: Facts, matrix: "Matrix | None", name: str, version: str) -> bool:

@@ -35,3 +35,23 @@ def test_a_release_pip_does_not_offer_has_no_wheel_here_whatever_the_python_rang
 def test_a_release_pip_offers_is_no_finding():
     offered = KERAS.replace("2.2.2)", "2.2.2, 2.6.0)")
     assert _no_wheel(offered) == []
+
+
+def test_where_the_python_fits_the_release_the_platform_is_named_not_the_python():
+    # torch 2.6 has Python 3.11 wheels, but none for an Intel Mac: the Python is not the cause
+    (mac,) = _no_wheel(KERAS)
+    assert mac.title == "torch 2.6.0 exists, but has no wheel for this platform (Python 3.11 fits it): pip offers only other versions"
+    assert "Python 3.11" not in mac.fix.summary and mac.fix.commands == ()
+    # TensorFlow after the last native-Windows GPU release: the fix says where its GPU builds went
+    # (https://github.com/nicknochnack/TFODCourse/issues/118, development corpus)
+    tfod = ("I have python 3.10.6 installed.\n"
+            "ERROR: Could not find a version that satisfies the requirement tensorflow-gpu==2.11 (from versions: 2.9.3, "
+            "2.10.0, 2.10.1)\nERROR: No matching distribution found for tensorflow-gpu==2.11\n")
+    (tf,) = _no_wheel(tfod)
+    assert "(Python 3.10.6 fits it)" in tf.title
+    assert tf.fix.summary.endswith("on native Windows TensorFlow's GPU builds end at 2.10 (later ones: WSL2)")
+
+
+def test_where_the_python_is_unknown_both_are_named():
+    (found,) = _no_wheel(KERAS.replace("I use python 3.11 on my Mac.\n", ""))
+    assert found.title == "torch 2.6.0 exists, but not for this Python or platform: pip offers only other versions"

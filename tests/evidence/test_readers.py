@@ -250,3 +250,15 @@ def test_lshw_display_blocks_give_the_nvidia_device_and_its_driver():
     assert read_evidence(silent, "paste").pci_devices is None
     amd = LSHW_NOUVEAU.replace("NVIDIA Corporation", "Advanced Micro Devices, Inc. [AMD/ATI]")
     assert read_evidence(amd, "paste").pci_devices is None
+
+
+def test_the_python_interpreter_banner_gives_the_python_and_where_it_says_so_the_os():
+    from gpudoctor.evidence import read_evidence
+
+    # https://github.com/AUTOMATIC1111/stable-diffusion-webui/issues/9321: MSC builds are Windows'
+    win = read_evidence("Python 3.11.2 (tags/v3.11.2:878ead1, Feb  7 2023, 16:38:35) [MSC v.1934 64 bit (AMD64)]", "paste")
+    assert (win.host.python, win.host.os) == ("3.11.2", "windows")
+    linux = read_evidence("Python 3.13.3 (main, Apr  9 2025, 04:03:52) [Clang 20.1.0 ] on linux", "paste")
+    assert (linux.host.python, linux.host.os) == ("3.13.3", "linux")
+    bare = read_evidence("Python 3.6.9 (default, Nov  7 2019, 10:44:02) ", "paste")
+    assert (bare.host.python, bare.host.os) == ("3.6.9", None)

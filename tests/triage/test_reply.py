@@ -91,17 +91,24 @@ def test_any_text_in_a_quoted_line_stays_inert(text):
 
 
 def test_a_cause_resting_only_on_the_reporters_words_is_not_named():
-    thread = next(t for t in threads() if t.name == "gh-tensorflow-62080")  # Windows stated in the issue form only
+    # TensorFlow's version stated in the issue form only (Windows is printed: the Python banner says "on win32")
+    thread = next(t for t in threads() if t.name == "gh-tensorflow-62080")
     result = triage([(thread.pasted, thread.name)], MATRIX)
     assert result.outcome is Outcome.ASK and result.cause is None and "states" in result.doubt
-    # the commands are those of the stated facts the cause needs (TensorFlow's version, the OS), not of every stated one
+    # the commands are those of the stated facts the cause needs (TensorFlow's version), not of every stated one
     assert (result.doubt, result.doubt_commands) == (
-        "it rests on what the report states in words or in the issue form, not on output a command printed",
-        (TF_BUILD, 'python -c "import platform, sys; print(platform.platform(), sys.version)"'))
+        "it rests on what the report states in words or in the issue form, not on output a command printed", (TF_BUILD,))
     assert triage([(thread.pasted, thread.name)], MATRIX, only_when_sure=True).outcome is Outcome.UNSURE
     reply = render_reply(result)
     assert "gpudoctor cannot tell" in reply and "```sh" in reply
     assert_inert(reply)
+
+
+def test_the_os_stated_only_in_words_asks_for_the_command_that_prints_it():
+    thread = next(t for t in threads() if t.name == "gh-tensorflow-62080")
+    without_banner = "\n".join(line for line in thread.pasted.splitlines() if "[MSC v." not in line)
+    result = triage([(without_banner, thread.name)], MATRIX)
+    assert result.doubt_commands == (TF_BUILD, 'python -c "import platform, sys; print(platform.platform(), sys.version)"')
 
 
 def test_touching_sees_a_contradiction_the_cause_depends_on():

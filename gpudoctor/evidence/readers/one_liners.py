@@ -17,6 +17,16 @@ def _python_version(m, n, line):
     yield Observation("host.python", m.group(1), n, NAME, "python --version")
 
 
+def _python_banner(m, n, line):
+    # the interpreter's banner: "Python 3.7.7 (tags/v3.7.7:d7c567b08f, Mar 10 2020, 10:41:24) [MSC v.1900 64 bit
+    # (AMD64)] on win32"; MSC builds are Windows', and "on linux" / "on darwin" name the platform where printed
+    yield Observation("host.python", m.group(1), n, NAME, "the Python interpreter's banner")
+    platform = {"win32": "windows", "linux": "linux", "darwin": "darwin"}.get(m.group(3) or "")
+    if platform or m.group(2):
+        yield Observation("host.os", platform or "windows", n, NAME, "the Python banner: built with MSC (Windows)" if not platform
+                          else f"the Python banner: on {m.group(3)}")
+
+
 def _pip_python(m, n, line):
     yield Observation("host.python", m.group(1), n, NAME, "the Python pip runs under")
 
@@ -97,6 +107,7 @@ def _jax_print_env(m, n, line):
 _PATTERNS = tuple((re.compile(p), h, k) for p, h, k in (
     (r"(?:Using )?pip \d+(?:\.\d+)* from \S+ \(python (\d+\.\d+)\)", _pip_python, ('pip ',)),
     (r"^\s*Python (\d+\.\d+\.\d+)\s*$", _python_version, ('Python ',)),
+    (r"^\s*(?:>>>\s*)?Python (\d+\.\d+\.\d+)\S* \((?:tags/|heads/|main|default|v\d|\w+:)[^)]*\)\s*(?:\[(?:(MSC v\.)|[^\]]*)[^\]]*\]?)?(?:\s*on (win32|linux|darwin))?", _python_banner, ('Python ',)),
     # a command in Markdown's inline code ("`export CUDA_VISIBLE_DEVICES=1`") is the same command
     (r"^\s*`?\s*(\$\s*export\s+|export\s+|\$\s*)?(CUDA_VISIBLE_DEVICES|NVIDIA_VISIBLE_DEVICES|LD_LIBRARY_PATH|CUDA_HOME|CUDA_PATH|CUDA_FORCE_PTX_JIT|HSA_OVERRIDE_GFX_VERSION)=([^\s`]*)`?\s*$", _env_var, ('=',)),
     (r"^\s*[`$>]?\s*(CUDA_VISIBLE_DEVICES)=(\S*)\s+(?:python\d?(?:\.\d+)?|\./|bash|sh|torchrun|accelerate|deepspeed)\S*", _env_prefix, ('=',)),
