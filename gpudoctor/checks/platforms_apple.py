@@ -139,19 +139,28 @@ def tf_metal_version_mismatch(facts: Facts, matrix: object) -> Iterator[Finding]
 
 
 def tf_metal_missing(facts: Facts, matrix: object) -> Iterator[Finding]:
-    tf_version = package(facts, "tensorflow") or package(facts, "tensorflow-macos")
-    packages = facts.python_packages
-    if (not tf_version or packages is None or "tensorflow-metal" not in packages
-            or packages.get("tensorflow-metal") or not _apple_silicon(facts) or (_apple(facts) and _apple(facts).rosetta)):
+    """TensorFlow on Apple silicon without the tensorflow-metal plug-in runs on the CPU: a note where a whole package
+    list shows it absent (the CPU is a fine choice), a warning where TensorFlow lists no GPU (the GPU was wanted),
+    even where no package list says whether the plug-in is installed."""
+    tf = facts.frameworks.tensorflow if facts.frameworks else None
+    tf_version = package(facts, "tensorflow") or package(facts, "tensorflow-macos") or (tf.version if tf else None)
+    packages = facts.python_packages or {}
+    listed_absent = facts.python_packages is not None and "tensorflow-metal" in packages and not packages["tensorflow-metal"]
+    no_gpu = tf is not None and tf.gpus_visible == 0 and not packages.get("tensorflow-metal")
+    if not tf_version or not (listed_absent or no_gpu) or not _apple_silicon(facts) or (_apple(facts) and _apple(facts).rosetta):
         return
     tables = _tables(matrix)
     if tables is None:
         return
     right = tables.metal_for_tf(tf_version)
+    evidence = ("tensorflow-metal is not installed" if listed_absent else "no package list says whether tensorflow-metal is installed",)
+    if no_gpu:
+        evidence += ("TensorFlow lists no GPU device (tf.config.list_physical_devices('GPU') is empty)",)
     yield Finding(
-        "tf-metal-missing", Severity.INFO, Section.TENSORFLOW,
-        f"TensorFlow {tf_version} on Apple silicon without tensorflow-metal: it runs on the CPU only",
-        ("tensorflow-metal is not installed",),
+        "tf-metal-missing", Severity.WARNING if no_gpu else Severity.INFO, Section.TENSORFLOW,
+        f"TensorFlow {tf_version} on Apple silicon " + ("sees no GPU: the Apple GPU needs the tensorflow-metal plug-in" if no_gpu
+                                                         else "without tensorflow-metal: it runs on the CPU only"),
+        evidence,
         Fix("Install the tensorflow-metal plug-in for this TensorFlow to train on the Apple GPU",
             (f"pip install 'tensorflow-metal=={right.plugin}.*'",) if right else ("pip install tensorflow-metal",), METAL_URL),
     )

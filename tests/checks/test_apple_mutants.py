@@ -245,3 +245,26 @@ def test_metal_missing_names_the_plugin_for_the_installed_tensorflow(matrix, fac
 ])
 def test_metal_missing_silent(matrix, facts):
     assert run(apple.tf_metal_missing, facts, matrix) == []
+
+
+def test_tensorflow_seeing_no_gpu_without_a_package_list_is_a_warning(matrix):
+    # TensorFlow's GPU list is empty and nothing says whether the plug-in is installed: the plug-in is the first thing
+    unseen = TensorflowBuild(version="2.15.0", gpus_visible=0)
+    (f,) = run(apple.tf_metal_missing, mac(frameworks=Frameworks(tensorflow=unseen)), matrix)
+    assert (f.id, f.severity) == ("tf-metal-missing", Severity.WARNING)
+    assert f.title == "TensorFlow 2.15.0 on Apple silicon sees no GPU: the Apple GPU needs the tensorflow-metal plug-in"
+    assert f.evidence == ("no package list says whether tensorflow-metal is installed",
+                          "TensorFlow lists no GPU device (tf.config.list_physical_devices('GPU') is empty)")
+    # a package list that shows it absent: the same warning, with that evidence
+    listed = mac(frameworks=Frameworks(tensorflow=unseen), python_packages={"tensorflow": "2.15.0", "tensorflow-metal": None})
+    assert run(apple.tf_metal_missing, listed, matrix)[0].evidence[0] == "tensorflow-metal is not installed"
+
+
+@pytest.mark.parametrize("facts", [
+    mac(frameworks=Frameworks(tensorflow=TensorflowBuild(version="2.15.0", gpus_visible=1))),           # it sees the GPU
+    mac(frameworks=Frameworks(tensorflow=TensorflowBuild(version="2.15.0", gpus_visible=0)),
+        python_packages={"tensorflow": "2.15.0", "tensorflow-metal": "1.1.0"}),                          # installed
+    mac(INTEL, frameworks=Frameworks(tensorflow=TensorflowBuild(version="2.15.0", gpus_visible=0))),   # an Intel Mac
+])
+def test_no_metal_warning_where_it_does_not_apply(matrix, facts):
+    assert run(apple.tf_metal_missing, facts, matrix) == []
