@@ -79,7 +79,6 @@ BLIND_NOT_YET_RIGHT = frozenset({
     'gh-dusty-nv-jetson-inference-1094',
     'gh-dxgkrnl-dkms-7',
     'gh-emgutf-71',
-    'gh-facefusion-docker-9',
     'gh-faceswap-340',
     'gh-fastchat-1203',
     'gh-faster-whisper-1080',
