@@ -55,3 +55,24 @@ def test_where_the_python_fits_the_release_the_platform_is_named_not_the_python(
 def test_where_the_python_is_unknown_both_are_named():
     (found,) = _no_wheel(KERAS.replace("I use python 3.11 on my Mac.\n", ""))
     assert found.title == "torch 2.6.0 exists, but not for this Python or platform: pip offers only other versions"
+
+
+def test_the_platform_finding_in_full():
+    from gpudoctor.model import Section, Severity
+
+    (mac,) = _no_wheel(KERAS)
+    assert (mac.severity, mac.section) == (Severity.ERROR, Section.TORCH)
+    assert mac.evidence == (
+        "log: ERROR: Could not find a version that satisfies the requirement torch==2.6.0 (from versions: 2.0.0, 2.0.1, "
+        "2.1.0, 2.1.1, 2.1.2, 2.2.0, 2.2.1, 2.2.2)",
+        "torch 2.6 has wheels for Python 3.9–3.13",
+        "pip's 'from versions' list holds only releases with a wheel for this interpreter and platform")
+    assert (mac.fix.summary, mac.fix.url) == ("Install one of the versions pip offers, or use a platform torch 2.6.0 has wheels for",
+                                              "https://pytorch.org/get-started/previous-versions/")
+    # TensorFlow up to its last native-Windows GPU release: no word on Windows
+    tf210 = ("I have python 3.10.6 installed.\n"
+             "ERROR: Could not find a version that satisfies the requirement tensorflow-gpu==2.10.0 (from versions: 2.9.3)\n")
+    (tf,) = _no_wheel(tf210)
+    assert (tf.section, tf.fix.url) == (Section.TENSORFLOW, "https://www.tensorflow.org/install/pip")
+    assert tf.fix.summary == "Install one of the versions pip offers, or use a platform tensorflow-gpu 2.10.0 has wheels for"
+    assert tf.evidence[1] == "tensorflow 2.10 has wheels for Python 3.7–3.10"
