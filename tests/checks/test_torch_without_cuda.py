@@ -156,3 +156,44 @@ def test_tensorflow_with_only_an_amd_gpu_runs_on_the_cpu():
 def test_no_tensorflow_amd_warning_where_it_does_not_apply(text):
     report = run_checks(read_evidence(text, "paste"), MATRIX)
     assert not [f for f in report.findings if f.id == "no-nvidia-gpu" and f.severity >= Severity.WARNING]
+
+
+# -- tensorflow_on_amd_gpu, finding by finding ----------------------------------------------------------------------
+
+from gpudoctor.checks import rocm_builds  # noqa: E402
+from gpudoctor.model import AmdGpu, Fix, TensorflowBuild  # noqa: E402
+
+RX580 = (AmdGpu(index=0, name="Radeon RX 580"),)
+ROCM_TF = "https://rocm.docs.amd.com/projects/install-on-linux/en/latest/install/3rd-party/tensorflow-install.html"
+
+
+def amd_tf(**facts):
+    return list(rocm_builds.tensorflow_on_amd_gpu(Facts(amd_gpus=RX580, **facts), MATRIX))
+
+
+@pytest.mark.parametrize(("packages", "version"), [
+    ({"tensorflow": "2.15.0"}, "2.15.0"),
+    ({"tensorflow-gpu": "1.15.0"}, "1.15.0"),
+    ({"tensorflow-cpu": "2.10.0"}, None),            # in use, but the plain/GPU package's version is not known
+    ({"tensorflow": "2.15.0", "tensorflow-gpu": "2.9.0"}, "2.15.0"),
+])
+def test_tensorflow_known_from_its_packages_alone(packages, version):
+    (f,) = amd_tf(python_packages=packages)
+    assert f.title == (f"TensorFlow{' ' + version if version else ''} uses only NVIDIA GPUs (CUDA), and this machine's GPU "
+                       "is AMD's: it runs on the CPU")
+    assert f.evidence == ("AMD GPU 0: Radeon RX 580",
+                          "TensorFlow's own builds support NVIDIA GPUs through CUDA; AMD publishes tensorflow-rocm for Linux")
+    assert f.fix == Fix("For the AMD GPU use AMD's ROCm build of TensorFlow on Linux (for the GPUs ROCm supports), or "
+                        "PyTorch's ROCm build", (), ROCM_TF)
+
+
+def test_the_frameworks_version_wins_over_the_packages():
+    (f,) = amd_tf(frameworks=Frameworks(tensorflow=TensorflowBuild(version="2.12.0")), python_packages={"tensorflow": "2.15.0"})
+    assert f.title.startswith("TensorFlow 2.12.0 uses only NVIDIA GPUs")
+    (g,) = amd_tf(frameworks=Frameworks(tensorflow=TensorflowBuild()), python_packages={"tensorflow-gpu": "1.15.0"})
+    assert g.title.startswith("TensorFlow 1.15.0 uses only NVIDIA GPUs")
+
+
+def test_no_tensorflow_or_no_amd_gpu_is_no_finding():
+    assert amd_tf(python_packages={"torch": "2.1.0"}) == []
+    assert list(rocm_builds.tensorflow_on_amd_gpu(Facts(python_packages={"tensorflow": "2.15.0"}), MATRIX)) == []
