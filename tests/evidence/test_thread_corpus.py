@@ -256,8 +256,6 @@ BLIND_NOT_YET_RIGHT = frozenset({
     'gh-tensorflow-9735',
     'gh-tensorflow-9969',
     'gh-tensorflow-addons-574',
-    'gh-tensorflow-directml-plugin-331',
-    'gh-tensorflow-directml-plugin-367',
     'gh-tensorflow-tensorflow-54446',
     'gh-tensorflow_macos-28',
     'gh-test-time-training-ttt-lm-jax-5',
