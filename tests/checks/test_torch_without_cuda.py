@@ -10,7 +10,7 @@ from gpudoctor.checks import frameworks as fw
 from gpudoctor.checks import run_checks
 from gpudoctor.evidence import read_evidence
 from gpudoctor.matrix import load_matrix
-from gpudoctor.model import Driver, Facts, Frameworks, Gpu, Host, Section, Severity, Symptom, TorchBuild
+from gpudoctor.model import Driver, Facts, Fix, Frameworks, Gpu, Host, Section, Severity, Symptom, TorchBuild
 
 MATRIX = load_matrix()
 RTX3060 = (Gpu(index=0, name="RTX 3060"),)
@@ -131,7 +131,11 @@ def test_cuda_insufficient_driver_on_a_machine_said_to_have_no_nvidia_gpu_is_no_
     assert report.findings[0].evidence == ("the reporter says this machine has no NVIDIA GPU",)
     # the same line where nothing says so: the driver is named
     alone = run_checks(read_evidence(text.splitlines()[1], "paste"), MATRIX)
-    assert ("driver-too-old-for-cuda-build", Severity.ERROR) in [(f.id, f.severity) for f in alone.findings]
+    (driver,) = [f for f in alone.findings if f.id == "driver-too-old-for-cuda-build"]
+    assert driver.severity == Severity.ERROR
+    assert driver.fix == Fix("Upgrade the NVIDIA driver (580 or newer runs CUDA 13), or use a build of the program for an older CUDA",
+                             ("nvidia-smi   # 'CUDA Version' is the newest CUDA this driver runs",),
+                             "https://docs.nvidia.com/cuda/cuda-toolkit-release-notes/index.html#cuda-driver")
 
 
 # -- TensorFlow on a machine whose GPU is AMD's ---------------------------------------------------------------------
@@ -161,7 +165,7 @@ def test_no_tensorflow_amd_warning_where_it_does_not_apply(text):
 # -- tensorflow_on_amd_gpu, finding by finding ----------------------------------------------------------------------
 
 from gpudoctor.checks import rocm_builds  # noqa: E402
-from gpudoctor.model import AmdGpu, Fix, TensorflowBuild  # noqa: E402
+from gpudoctor.model import AmdGpu, TensorflowBuild  # noqa: E402
 
 RX580 = (AmdGpu(index=0, name="Radeon RX 580"),)
 ROCM_TF = "https://rocm.docs.amd.com/projects/install-on-linux/en/latest/install/3rd-party/tensorflow-install.html"
