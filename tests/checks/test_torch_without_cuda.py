@@ -201,3 +201,24 @@ def test_the_frameworks_version_wins_over_the_packages():
 def test_no_tensorflow_or_no_amd_gpu_is_no_finding():
     assert amd_tf(python_packages={"torch": "2.1.0"}) == []
     assert list(rocm_builds.tensorflow_on_amd_gpu(Facts(python_packages={"tensorflow": "2.15.0"}), MATRIX)) == []
+
+
+def test_the_warning_in_full_where_the_gpu_is_known_only_from_the_bus():
+    from gpudoctor.model import PciDevice
+
+    bus_only = Facts(pci_devices=(PciDevice(bus_id="0000:01:00.0", vendor_id="10de", driver="nvidia"),), symptoms=(FP16,))
+    (f,) = run(bus_only)
+    assert f.evidence == (
+        f"log: {FP16.text}", "this machine has an NVIDIA GPU",
+        "which torch build is installed is not in the evidence: "
+        "`python -c \"import torch; print(torch.__version__, torch.version.cuda)\"` prints None for a CPU-only build")
+    # the model is not known, so the solver alone would fit a CPU build: the fix still asks for a CUDA one
+    assert f.fix.summary.startswith("If torch.version.cuda is None, replace torch with a CUDA build: install torch from "
+                                    "PyTorch's index with a CUDA tag the driver runs")
+    assert f.fix.commands[0] == "pip uninstall -y torch torchvision torchaudio"
+
+
+def test_a_named_gpu_gets_a_cuda_build_fitted_to_it():
+    (f,) = run(Facts(gpus=RTX3060, symptoms=(FP16,)))
+    assert f.fix.summary.startswith("If torch.version.cuda is None, replace torch with a CUDA build: install torch ")
+    assert "+cu" in f.fix.summary
