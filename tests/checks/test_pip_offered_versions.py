@@ -76,3 +76,10 @@ def test_the_platform_finding_in_full():
     assert (tf.section, tf.fix.url) == (Section.TENSORFLOW, "https://www.tensorflow.org/install/pip")
     assert tf.fix.summary == "Install one of the versions pip offers, or use a platform tensorflow-gpu 2.10.0 has wheels for"
     assert tf.evidence[1] == "tensorflow 2.10 has wheels for Python 3.7–3.10"
+
+
+def test_the_windows_word_is_tensorflows_only():
+    # a torch release numbered past TensorFlow's last native-Windows GPU release (2.10) gets no such word
+    text = KERAS.replace("torch==2.6.0", "torch==2.11.0")
+    (found,) = _no_wheel(text)
+    assert found.fix.summary == "Install one of the versions pip offers, or use a platform torch 2.11.0 has wheels for"
