@@ -139,6 +139,8 @@ def container_started_without_gpus(facts: Facts, matrix: object) -> Iterator[Fin
     started = symptoms(facts, "container-run-without-gpus")
     torch = facts.frameworks.torch if facts.frameworks else None
     failed = [s for kind in _NO_GPU_INSIDE for s in symptoms(facts, kind)]
+    # the driver's libcuda is what the NVIDIA runtime mounts into a container: a program that cannot load it got none
+    failed += [s for s in symptoms(facts, "library-not-loadable") if (s.subject or "").startswith("libcuda.so")]
     if not started or not (failed or (torch is not None and torch.cuda_available is False)):
         return
     yield Finding(

@@ -31,3 +31,15 @@ def test_a_run_without_gpus_alone_is_a_cpu_container_and_fine():
 
 def test_cuda_unavailable_alone_does_not_guess_a_container():
     assert "container-without-gpu-runtime" not in _ids(INSIDE_FALSE)
+
+
+# https://github.com/leejet/stable-diffusion.cpp/issues/1352 (round 5's frozen part, after its score): the program
+# inside cannot load the driver's libcuda, which only the NVIDIA runtime mounts
+LIBCUDA_MISSING = ("$ docker run -it --rm ghcr.io/leejet/stable-diffusion.cpp:master-cuda\n"
+                   "/sd-cli: error while loading shared libraries: libcuda.so.1: cannot open shared object file: No such file or directory\n")
+
+
+def test_a_run_without_gpus_and_no_libcuda_inside_is_the_cause():
+    assert "container-without-gpu-runtime" in _ids(LIBCUDA_MISSING)
+    # with --gpus the same line has another cause
+    assert "container-without-gpu-runtime" not in _ids(LIBCUDA_MISSING.replace("docker run -it", "docker run --gpus all -it"))
