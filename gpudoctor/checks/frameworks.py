@@ -50,7 +50,7 @@ def torch_cpu_only_build(facts: Facts, matrix: object) -> Iterator[Finding]:
 
 
 # Lines that explain torch's missing CUDA by something other than its build: the driver, the container, the platform.
-_EXPLAINED_BY = ("driver-too-old", "driver-insufficient", "no-driver-found", "nvidia-driver-not-loaded", "cuinit-failed",
+_EXPLAINED_BY = ("driver-too-old", "driver-insufficient", "no-driver-found", "nvidia-driver-not-loaded", "driver-module-rejected-by-secure-boot", "cuinit-failed",
                  "nvml-version-mismatch", "container-no-gpu-runtime", "container-run-without-gpus", "container-banner-no-driver")
 
 

@@ -218,6 +218,7 @@ def test_log_rule_severities_and_sections():
         "container-no-gpu-runtime": ("container-without-gpu-runtime", Severity.ERROR, Section.ENVIRONMENT),
         "container-banner-no-driver": ("container-without-gpu-runtime", Severity.WARNING, Section.ENVIRONMENT),
         "cuda-system-not-ready": ("fabric-manager-not-running", Severity.ERROR, Section.GPU),
+        "driver-module-rejected-by-secure-boot": ("gpu-without-driver", Severity.ERROR, Section.GPU),
         "llama-cpp-cmake-args-not-set": ("gpu-package-cpu-variant", Severity.WARNING, Section.ENVIRONMENT),
         "tf-plugin-not-loadable": ("tf-extension-built-for-other-tf", Severity.WARNING, Section.TENSORFLOW),
         "cudnn-zlib-missing": ("cudnn-zlib-missing", Severity.ERROR, Section.CUDNN),
