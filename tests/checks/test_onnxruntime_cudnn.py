@@ -28,23 +28,18 @@ REQUIREMENTS = "https://onnxruntime.ai/docs/execution-providers/CUDA-ExecutionPr
 NOT_COMPATIBLE = "ONNX Runtime built with cuDNN 8.x is not compatible with cuDNN 9.x, and vice versa (its requirements page)"
 
 
-def test_a_cudnn9_release_beside_only_cudnn8_pinned():
+@pytest.mark.parametrize(("release", "built", "cudnn", "fix_built", "fix_release", "pin"), [
     # https://github.com/microsoft/onnxruntime/issues/22198 again, the whole finding
-    assert run({"onnxruntime-gpu": "1.19.2", "nvidia-cudnn-cu12": "8.9.2.26"}) == [Finding(
+    ("1.19.2", 9, "8.9.2.26", 8, "1.18.0 or older", "pip install 'onnxruntime-gpu<=1.18.0'"),
+    ("1.18.0", 8, "9.1.0.70", 9, "1.19 or newer", "pip install 'onnxruntime-gpu>=1.19'"),
+])
+def test_a_release_beside_only_the_other_cudnn_major_pinned(release, built, cudnn, fix_built, fix_release, pin):
+    assert run({"onnxruntime-gpu": release, "nvidia-cudnn-cu12": cudnn}) == [Finding(
         "cudnn-version-mismatch", Severity.ERROR, Section.CUDNN,
-        "onnxruntime-gpu 1.19.2 is built with cuDNN 9, and only cuDNN 8 is installed",
-        ("onnxruntime-gpu 1.19.2", "nvidia-cudnn-cu12 8.9.2.26", NOT_COMPATIBLE),
-        Fix("Install the onnxruntime-gpu release built for cuDNN 8 (1.18.0 or older), or cuDNN 9 in an environment of its own",
-            ("pip install 'onnxruntime-gpu<=1.18.0'",), REQUIREMENTS))]
-
-
-def test_a_cudnn8_release_beside_only_cudnn9_pinned():
-    assert run({"onnxruntime-gpu": "1.18.0", "nvidia-cudnn-cu12": "9.1.0.70"}) == [Finding(
-        "cudnn-version-mismatch", Severity.ERROR, Section.CUDNN,
-        "onnxruntime-gpu 1.18.0 is built with cuDNN 8, and only cuDNN 9 is installed",
-        ("onnxruntime-gpu 1.18.0", "nvidia-cudnn-cu12 9.1.0.70", NOT_COMPATIBLE),
-        Fix("Install the onnxruntime-gpu release built for cuDNN 9 (1.19 or newer), or cuDNN 8 in an environment of its own",
-            ("pip install 'onnxruntime-gpu>=1.19'",), REQUIREMENTS))]
+        f"onnxruntime-gpu {release} is built with cuDNN {built}, and only cuDNN {fix_built} is installed",
+        (f"onnxruntime-gpu {release}", f"nvidia-cudnn-cu12 {cudnn}", NOT_COMPATIBLE),
+        Fix(f"Install the onnxruntime-gpu release built for cuDNN {fix_built} ({fix_release}), or cuDNN {built} in an "
+            "environment of its own", (pin,), REQUIREMENTS))]
 
 
 def test_the_release_boundaries():
