@@ -43,3 +43,12 @@ def test_a_run_without_gpus_and_no_libcuda_inside_is_the_cause():
     assert "container-without-gpu-runtime" in _ids(LIBCUDA_MISSING)
     # with --gpus the same line has another cause
     assert "container-without-gpu-runtime" not in _ids(LIBCUDA_MISSING.replace("docker run -it", "docker run --gpus all -it"))
+
+
+def test_the_same_class_in_another_thread_a_framework_import():
+    # https://github.com/openai/gpt-2/issues/204: the container started without GPUs, TensorFlow 1.x's import fails
+    text = ("$ docker run -it gpt-2 bash\n"
+            "root@a8c0f508dc92:/gpt-2# python3 src/interactive_conditional_samples.py \n"
+            "Traceback (most recent call last):\n"
+            "ImportError: libcuda.so.1: cannot open shared object file: No such file or directory\n")
+    assert "container-without-gpu-runtime" in _ids(text)
