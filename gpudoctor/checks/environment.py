@@ -130,7 +130,8 @@ def container_without_gpu_runtime(facts: Facts, matrix: object) -> Iterator[Find
 
 
 # What a framework inside the container prints when no GPU reached it (pasted lines).
-_NO_GPU_INSIDE = ("no-driver-found", "nvidia-driver-not-loaded", "driver-module-rejected-by-secure-boot", "cuda-unavailable", "cuda-no-device")
+_NO_GPU_INSIDE = ("no-driver-found", "nvidia-driver-not-loaded", "driver-module-rejected-by-secure-boot", "cuda-unavailable",
+                  "cuda-no-device")
 
 
 def container_started_without_gpus(facts: Facts, matrix: object) -> Iterator[Finding]:

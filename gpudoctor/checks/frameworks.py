@@ -50,8 +50,9 @@ def torch_cpu_only_build(facts: Facts, matrix: object) -> Iterator[Finding]:
 
 
 # Lines that explain torch's missing CUDA by something other than its build: the driver, the container, the platform.
-_EXPLAINED_BY = ("driver-too-old", "driver-insufficient", "no-driver-found", "nvidia-driver-not-loaded", "driver-module-rejected-by-secure-boot", "cuinit-failed",
-                 "nvml-version-mismatch", "container-no-gpu-runtime", "container-run-without-gpus", "container-banner-no-driver")
+_EXPLAINED_BY = ("driver-too-old", "driver-insufficient", "no-driver-found", "nvidia-driver-not-loaded",
+                 "driver-module-rejected-by-secure-boot", "cuinit-failed", "nvml-version-mismatch",
+                 "container-no-gpu-runtime", "container-run-without-gpus", "container-banner-no-driver")
 
 
 def torch_without_cuda_on_nvidia_gpu(facts: Facts, matrix: object) -> Iterator[Finding]:

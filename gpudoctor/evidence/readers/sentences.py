@@ -83,7 +83,7 @@ _ANY = re.compile(r"(?i)tensorflow|\btf\b|torch|windows|ubuntu|wsl|mac|debian|ce
 # _ANY on an ASCII line (where (?i) is plain lowercasing), answered by substring tests, several times cheaper than the
 # case-blind search (issue 23: a 1 MB paste in < 0.3 s): a line whose lowercase holds one of _ANY_PLAIN matches it as
 # it is; a line that holds none of them matches only if it holds "tf", "rx" or a letter of the bare model numbers
-# before a digit, and then the search itself decides.
+# before a digit, and then the search itself decides, or a GeForce number (_GPU_NUMBER_CHEAP, for _GPU_NUMBER).
 _ANY_PLAIN = ("torch", "cuda", "nvcc", "amd ", "python", "driver", "tensorflow", "windows", "ubuntu", "wsl", "mac", "debian", "centos",
               "fedora", "rtx", "gtx", "tesla", "quadro", "titan", "radeon", "raedon", "instinct", "jetson", "a10", "cudnn",
               "compute capability", "t have", "not have", "have no", "has no")
