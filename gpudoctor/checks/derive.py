@@ -28,6 +28,10 @@ if TYPE_CHECKING:
     from ..matrix.tables.model import Matrix
 
 _CPU_DISTRIBUTIONS = ("tensorflow-cpu", "tensorflow-intel", "tensorflow-macos", "tensorflow-aarch64")
+# A version's components as ASCII digits, at most 18 each (digits.MAX_DIGITS): a snapshot or paste may hold any string,
+# and int() of 4,300 or more digits raises (found by tests/render/test_hostile_snapshots.py)
+_VERSION_PARTS = r"([0-9]{1,18})\.([0-9]{1,18})(?:\.[0-9]{1,18})*"
+_MAJOR_MINOR = r"([0-9]{1,18})\.([0-9]{1,18})"
 
 
 def derive(facts: Facts, matrix: "Matrix | None") -> Facts:
@@ -41,7 +45,7 @@ def _torch_windows_index_wheel(facts: Facts, matrix: "Matrix | None") -> Facts:
         return facts
     if torch_build_kind(torch) is not None or torch.cuda or (facts.python_packages or {}).get("torch") != torch.version:
         return facts  # the build is known, or the version is not a package list's
-    m = re.fullmatch(r"(\d+)\.\d+(?:\.\d+)*", torch.version)
+    m = re.fullmatch(_VERSION_PARTS, torch.version)
     if not m or int(m.group(1)) < 2 or matrix.torch_default_windows != "cpu":
         return facts  # a local tag says the build; 1.x's untagged Windows wheels on PyTorch's index were CUDA builds
     frameworks = dataclasses.replace(facts.frameworks, torch=dataclasses.replace(torch, build="cpu"))
@@ -78,7 +82,7 @@ def _tensorflow_cuda_build(facts: Facts, matrix: "Matrix | None") -> Facts:
         return facts
     if host.arch not in (None, "x86_64", "amd64") or any(packages.get(name) for name in _CPU_DISTRIBUTIONS):
         return facts
-    m = re.fullmatch(r"(\d+)\.(\d+)(?:\.\d+)*", version)
+    m = re.fullmatch(_VERSION_PARTS, version)
     if not m or (int(m.group(1)), int(m.group(2))) < (2, 1):
         return facts  # a local tag (+nv, +cpu) or a 1.x, whose GPU build was tensorflow-gpu
     if host.os == "windows" and (matrix is None or (int(m.group(1)), int(m.group(2))) > _series(matrix.tf_windows_gpu_last)):
@@ -100,7 +104,7 @@ def _tensorflow_cuda_build(facts: Facts, matrix: "Matrix | None") -> Facts:
 
 
 def _series(version: str) -> tuple[int, int]:
-    m = re.match(r"(\d+)\.(\d+)", version)
+    m = re.match(_MAJOR_MINOR, version)
     return (int(m.group(1)), int(m.group(2))) if m else (0, 0)
 
 

@@ -138,3 +138,13 @@ def test_a_driver_cuda_version_too_long_to_read_is_unknown_not_a_crash():
     data = overlay(FIXTURES["tf114-gpu-driver-396"], {"driver": {"cuda_version": "1." + "9" * 5000}})
     report = _report(data)
     assert report is None or report.crashes == ()
+
+
+def test_a_version_of_thousands_of_digits_is_no_version():
+    # hypothesis found it (CI, 2026-11-27): derive.py read a TensorFlow version's components with int(), which raises
+    # past 4,300 digits; every version component is at most 18 ASCII digits now
+    huge = "9" * 4400
+    for framework, version in (("tensorflow", f"1.{huge}"), ("tensorflow", f"{huge}.1"), ("torch", f"{huge}.1")):
+        data = {"schema": "gpudoctor.facts/1", "host": {"os": "windows", "arch": "x86_64"},
+                "frameworks": {framework: {"version": version}}, "python_packages": {framework: version}}
+        _report(data)  # judged, no exception
