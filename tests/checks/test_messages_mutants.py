@@ -222,6 +222,8 @@ def test_log_rule_severities_and_sections():
         "llama-cpp-cmake-args-not-set": ("gpu-package-cpu-variant", Severity.WARNING, Section.ENVIRONMENT),
         "tf-plugin-not-loadable": ("tf-extension-built-for-other-tf", Severity.WARNING, Section.TENSORFLOW),
         "cudnn-zlib-missing": ("cudnn-zlib-missing", Severity.ERROR, Section.CUDNN),
+        "nccl-shm-failed": ("shm-too-small", Severity.ERROR, Section.ENVIRONMENT),
+        "dataloader-shm-exhausted": ("shm-too-small", Severity.WARNING, Section.ENVIRONMENT),
         "xformers-kernels-not-loaded": ("torch-extension-built-for-other-torch", Severity.WARNING, Section.TORCH),
         "mps-macos-too-old": ("apple-macos-too-old-for-mps", Severity.ERROR, Section.GPU),
         "gpu-lost": ("gpu-fallen-off-bus", Severity.ERROR, Section.GPU),
