@@ -61,6 +61,7 @@ def _modules() -> list:
         platforms_misc,
         prerelease,
         rocm_builds,
+        rocm_wsl,
         shell,
         tensorflow_libs,
         tensorflow_toolkit,
@@ -76,6 +77,7 @@ def _modules() -> list:
         xid,
         health,
         amd,
+        rocm_wsl,
         environment,
         frameworks,
         rocm_builds,
@@ -110,6 +112,7 @@ _REGISTRY: dict = {}  # "modules" -> the check modules in order; "built" -> (eac
 _SECTIONS = {
     "gpu": Section.GPU,
     "amd": Section.GPU,
+    "rocm_wsl": Section.GPU,
     "xid": Section.GPU,
     "health": Section.GPU,
     "rocm_builds": Section.TORCH,
