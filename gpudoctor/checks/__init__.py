@@ -55,6 +55,7 @@ def _modules() -> list:
         keras,
         known_broken,
         messages,
+        pip_index,
         pip_messages,
         platforms_apple,
         platforms_jetson,
@@ -99,6 +100,7 @@ def _modules() -> list:
         jax_platform,
         messages,
         cudnn_majors,
+        pip_index,
         pip_messages,
         evidence,
     ]
@@ -136,6 +138,7 @@ _SECTIONS = {
     "jax_platform": Section.JAX,
     "messages": Section.GPU,
     "cudnn_majors": Section.CUDNN,
+    "pip_index": Section.TORCH,
     "pip_messages": Section.TORCH,
     "evidence": Section.ENVIRONMENT,
 }

@@ -16,12 +16,17 @@ if TYPE_CHECKING:
 
 
 def python_version_no_wheel_from_message(facts: Facts, matrix: "Matrix | None") -> Iterator[Finding]:
-    from_list = list(_not_offered_by_pip(facts, matrix))
+    from .pip_index import judged_requests
+
+    explained = judged_requests(facts, matrix)  # pip looked in the wrong index: not the Python's fault
+    from_list = list(_not_offered_by_pip(facts, matrix, explained))
     yield from from_list
     py = b.python_minor(facts)
     if matrix is None:
         return
     for symptom in _wanted_distributions(facts):
+        if symptom.text in explained:
+            continue
         name, op, version = re.match(r"([A-Za-z_-]*)(==|<=|>=|~=)?\s*(.*)", symptom.subject or "").groups()
         framework = "torch" if name == "torch" else "tensorflow" if name.startswith("tensorflow") else None
         version = "" if op == ">=" else version  # a lower bound names no release
@@ -85,13 +90,13 @@ def _wanted_distributions(facts: Facts) -> list[Symptom]:
     return out
 
 
-def _not_offered_by_pip(facts: Facts, matrix: "Matrix | None") -> Iterator[Finding]:
+def _not_offered_by_pip(facts: Facts, matrix: "Matrix | None", explained: set[str]) -> Iterator[Finding]:
     """pip's "(from versions: ...)" lists only what has a wheel for this Python and platform: a published release
     missing from it has no wheel here. The Python itself need not be in the paste, and where it is, pip's list still
     wins over the matrix's Python range, which does not say per platform (torch 1.13 had Python 3.11 wheels for Linux
     only)."""
     python_known = b.python_minor(facts) is not None
-    for symptom in (s for s in (facts.symptoms or ()) if s.kind == "pip-offered-versions"):
+    for symptom in (s for s in (facts.symptoms or ()) if s.kind == "pip-offered-versions" and s.text not in explained):
         wanted, _, offered = (symptom.subject or "").partition("|")
         name, _, version = wanted.partition("==")
         framework = "torch" if name == "torch" else "tensorflow"
