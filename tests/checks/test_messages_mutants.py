@@ -222,6 +222,7 @@ def test_log_rule_severities_and_sections():
         "llama-cpp-cmake-args-not-set": ("gpu-package-cpu-variant", Severity.WARNING, Section.ENVIRONMENT),
         "tf-plugin-not-loadable": ("tf-extension-built-for-other-tf", Severity.WARNING, Section.TENSORFLOW),
         "cudnn-zlib-missing": ("cudnn-zlib-missing", Severity.ERROR, Section.CUDNN),
+        "dgl-cpu-build": ("gpu-package-cpu-variant", Severity.ERROR, Section.ENVIRONMENT),
         "nccl-shm-failed": ("shm-too-small", Severity.ERROR, Section.ENVIRONMENT),
         "dataloader-shm-exhausted": ("shm-too-small", Severity.WARNING, Section.ENVIRONMENT),
         "xformers-kernels-not-loaded": ("torch-extension-built-for-other-torch", Severity.WARNING, Section.TORCH),

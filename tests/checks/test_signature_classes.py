@@ -17,6 +17,7 @@ def findings(text: str) -> dict[str, str]:
 
 @pytest.mark.parametrize(("line", "severity"), [
     ("XGBoost version not compiled with GPU support.", "error"),  # stefan-jansen/machine-learning-for-trading#190
+    ("dgl._ffi.base.DGLError: Check failed: allow_missing: Device API gpu is not enabled. Please install the cuda version of dgl.", "error"),  # dmlc/dgl#3932
     ("E0714 16:34:40.972663 31948 pybind.cc:1277] Cannot use GPU because you have installed CPU version PaddlePaddle.", "error"),
     ("UserWarning: The installed version of bitsandbytes was compiled without GPU support. 8-bit optimizers are unavailable.", "error"),
     ("[LightGBM] [Fatal] GPU Tree Learner was not enabled in this build.", "error"),
