@@ -52,3 +52,12 @@ def test_the_same_class_in_another_thread_a_framework_import():
             "Traceback (most recent call last):\n"
             "ImportError: libcuda.so.1: cannot open shared object file: No such file or directory\n")
     assert "container-without-gpu-runtime" in _ids(text)
+
+
+def test_the_toolkit_that_cannot_load_the_host_nvml_is_a_warning_naming_the_host_driver():
+    # canonical/docker-snap#148 (Docker as a snap) and NVIDIA/libnvidia-container#231 print the same line
+    line = ("nvidia-container-cli: initialization error: load library failed: libnvidia-ml.so.1: cannot open shared "
+            "object file: no such file or directory: unknown.")
+    (f,) = [f for f in run_checks(read_evidence(line, "paste"), load_matrix(), "paste").findings if f.id == "container-without-gpu-runtime"]
+    assert f.severity.label == "warning" and "host" in f.title
+    assert any(c.startswith("nvidia-smi") for c in f.fix.commands) and any("snap" in c for c in f.fix.commands)

@@ -233,6 +233,7 @@ def test_log_rule_severities_and_sections():
         "protobuf-too-new": ("protobuf-too-new-for-generated-code", Severity.ERROR, Section.ENVIRONMENT),
         "tf-extension-mismatch": ("tf-extension-built-for-other-tf", Severity.ERROR, Section.TENSORFLOW),
         "k8s-plugin-no-nvml": ("container-without-gpu-runtime", Severity.WARNING, Section.ENVIRONMENT),
+        "container-toolkit-no-nvml": ("container-without-gpu-runtime", Severity.WARNING, Section.ENVIRONMENT),
         "gpu-handle-unknown-error": ("gpu-fallen-off-bus", Severity.WARNING, Section.GPU),
         "cuda-no-device": ("cuda-init-no-device", Severity.WARNING, Section.ENVIRONMENT),
         "out-of-memory": ("cuda-out-of-memory", Severity.INFO, Section.GPU),
