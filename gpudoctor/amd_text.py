@@ -49,9 +49,10 @@ def gfx_from_topology(value: int) -> str | None:
     return f"gfx{major}{minor:x}{stepping:x}"
 
 
-def parse_rocminfo(text: str) -> list[AmdGpuText]:
+def parse_rocminfo(text: str, lines: Sequence[str] | None = None, holding: Holding | None = None) -> list[AmdGpuText]:
     """GPU agents of ``rocminfo``: each agent block's first ``Name:`` (its gfx target), ``Marketing Name:`` and
-    ``Device Type:``. CPU agents are skipped."""
+    ``Device Type:``. CPU agents are skipped. Only the lines holding "Agent", "Name" or "Device Type" matter (the
+    others are skipped unread: ``lines`` and ``holding``, see ``parse_amd_smi``)."""
     gpus: list[AmdGpuText] = []
     block: dict[str, tuple[int, str]] = {}
 
@@ -67,9 +68,15 @@ def parse_rocminfo(text: str) -> list[AmdGpuText]:
             gpus.append(gpu)
         block.clear()
 
-    for number, line in enumerate(text.splitlines(), 1):
+    if lines is None or holding is None:
+        lines = text.splitlines()
+        numbers: Iterable[int] = range(1, len(lines) + 1)
+    else:
+        numbers = sorted({n for word in ("Agent", "Name", "Device Type") for n in holding(word)})
+    for number in numbers:
+        line = lines[number - 1]
         stripped = line.strip()
-        if re.fullmatch(r"Agent \d+", stripped):
+        if stripped.startswith("Agent ") and re.fullmatch(r"Agent \d+", stripped):
             close()
             continue
         key, sep, value = stripped.partition(":")

@@ -28,7 +28,7 @@ def read(document: Document) -> Iterator[Observation]:
     # the parsers look only at the lines holding their words, found by the document's search of the whole text
     lines, holding = (document.lines, document.lines_with) if document.numbered_as_splitlines else (None, None)
     amd_smi, rocm = parse_amd_smi(text, lines, holding)
-    for gpus, reader in ((parse_rocminfo(text) if "HSA Agents" in text else [], "rocminfo"),
+    for gpus, reader in ((parse_rocminfo(text, lines, holding) if "HSA Agents" in text else [], "rocminfo"),
                          (parse_rocm_smi(text, lines, holding), "rocm-smi"),
                          (amd_smi, "amd-smi")):
         yield from _gpus(gpus, reader)
