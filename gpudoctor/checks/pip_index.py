@@ -41,6 +41,8 @@ def torch_requests(facts: Facts) -> list[TorchRequest]:
 
 
 def torch_index_url_wrong(facts: Facts, matrix: "Matrix | None") -> Iterator[Finding]:
+    if not facts.symptoms:
+        return  # pip's lines are all it reads (a snapshot has none)
     indexes = list(dict.fromkeys(s.subject for s in symptoms(facts, "pytorch-index") if s.subject))
     for request in torch_requests(facts):
         finding = _local_version_without_index(facts, matrix, request, indexes) or _tag_not_published(facts, matrix, request, indexes)

@@ -16,6 +16,8 @@ if TYPE_CHECKING:
 
 
 def python_version_no_wheel_from_message(facts: Facts, matrix: "Matrix | None") -> Iterator[Finding]:
+    if not facts.symptoms:
+        return  # pip's lines are all it reads (a snapshot has none)
     from .pip_index import judged_requests
 
     explained = judged_requests(facts, matrix)  # pip looked in the wrong index: not the Python's fault

@@ -18,6 +18,7 @@ A condition whose fact is unknown does not hold (never a false alarm from a miss
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass
 
@@ -27,6 +28,7 @@ BROKEN_FILE = "known_broken.toml"
 _CLAUSE = re.compile(r"^(==|!=|>=|<=|>|<)\s*(\d+(?:\.\d+)*)(\.\*)?$")
 
 
+@functools.lru_cache(maxsize=1024)  # the matrix's few ranges, asked for every build of every node a fleet judges
 def parse_range(text: str) -> tuple[tuple[str, tuple[int, ...], bool], ...]:
     """">=2.19,<2.22" -> ((">=", (2, 19), False), ("<", (2, 22), False)); ValueError when not readable."""
     clauses = []
