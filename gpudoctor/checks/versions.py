@@ -182,6 +182,9 @@ def cuda_toolkit_newer_than_driver(facts: Facts, matrix: "Matrix | None") -> Ite
     if matrix is None or toolkit is None or b.vt(toolkit.version) is None or driver is None or not (driver.version or driver.cuda_version):
         return
     dv = driver_verdict(matrix, toolkit.version, driver.version, driver.cuda_version, driver_os(b.host_os(facts), b.is_wsl(facts)))
+    if dv.ok and dv.mode == "minor-version compatibility":
+        yield _ptx_newer_than_driver(toolkit.version, driver, dv)
+        return
     if dv.ok is not False:
         return
     insufficient = [s for s in (facts.symptoms or ()) if s.kind == "driver-insufficient"]
@@ -195,6 +198,22 @@ def cuda_toolkit_newer_than_driver(facts: Facts, matrix: "Matrix | None") -> Ite
          "pip wheels of PyTorch and TensorFlow bring their own CUDA; this matters for extensions, nvcc builds and JIT"),
         Fix(f"Upgrade the NVIDIA driver to >= {dv.need}, or use a CUDA toolkit no newer than CUDA {dv.driver_cuda or 'the driver supports'}",
             ("nvidia-smi   # 'CUDA Version' is the newest CUDA the driver runs",), b.DRIVER_URL),
+    )
+
+
+def _ptx_newer_than_driver(toolkit: str, driver, dv) -> Finding:
+    """A toolkit of the driver's CUDA major but a newer minor: what it builds to machine code runs (CUDA's minor-version
+    compatibility, "with limited feature-set"), the PTX it writes does not (the driver's JIT is older than its PTX)."""
+    have = f"driver {driver.version}" if driver.version else f"the driver (CUDA {driver.cuda_version})"
+    return Finding(
+        "cuda-toolkit-newer-than-driver", Severity.WARNING, Section.CUDA,
+        f"The CUDA {toolkit} toolkit is newer than {have} (CUDA {dv.driver_cuda}): its programs run, but PTX it writes cannot be JIT-compiled by this driver",
+        (f"nvcc: CUDA {toolkit}", f"{have} supports CUDA {dv.driver_cuda}; minor-version compatibility runs CUDA {toolkit} programs "
+         "with a limited feature set: PTX from a newer compiler fails ('the provided PTX was compiled with an unsupported toolchain')",
+         f"the driver of CUDA {toolkit} itself is {dv.full}"),
+        Fix(f"Upgrade the driver to >= {dv.full}, or build for the GPU's own architecture (-arch=sm_XX, machine code) rather than PTX only",
+            ("nvidia-smi   # 'CUDA Version': the newest CUDA whose PTX this driver compiles", "nvcc --version"),
+            "https://docs.nvidia.com/deploy/cuda-compatibility/minor-version-compatibility.html"),
     )
 
 
