@@ -71,6 +71,27 @@ def test_the_reporter_naming_the_cpu_build_states_it():
     assert _facts("I don't want a CPU-only version of PyTorch here.").frameworks is None
 
 
+@pytest.mark.parametrize("line", [
+    # deforum-art/stable-diffusion#132: a negation in an earlier clause does not reach the install
+    "So this doesn't happen to everyone, but for some people when installing pytorch it installs the cpu only version, which makes people get the below error.",
+    "Hi, noticing that trying to `pip install torch` resulted in the CPU version of torch stable.",  # pytorch/pytorch#168065
+    "Installation process of Windows git version of StoryToolkitAI 0.24.0 reinstalls non-Cuda version of Torch.",  # octimot/StoryToolkitAI#170
+])
+def test_what_an_install_put_there_in_words_is_the_cpu_build(line):
+    assert _facts(line).frameworks.torch.build == "cpu"
+
+
+@pytest.mark.parametrize("line", [
+    "can I run torch without cuda?",  # pytorch/pytorch#4112: a question states nothing
+    "Should I install the cpu version of torch instead?",
+    "pip installed the CUDA version of torch, not the cpu version.",
+    "This command installs cpu version instead of cuda.",  # no torch on the line: which package is not said
+])
+def test_questions_negations_and_lines_without_torch_state_no_build(line):
+    facts = _facts(line)
+    assert facts.frameworks is None or facts.frameworks.torch is None or facts.frameworks.torch.build != "cpu"
+
+
 @pytest.mark.parametrize(("line", "os", "wsl"), [
     ("I am on WSL2 (Ubuntu 22.04).", "linux", 2),
     ("I'm on Windows 11", "windows", None),

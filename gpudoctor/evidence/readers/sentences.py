@@ -53,7 +53,12 @@ _AMD_GPU = re.compile(r"(?i)\b((?:AMD\s+)?Ra(?:de|ed)on\s+(?:RX\s*)?\d{3,4}\s*(?
 _APPLE_CHIP = re.compile(r"\b(?:Apple\s+)?(M[1-5])(?:\s+(Pro|Max|Ultra))?\b")  # read only on a line naming a Mac
 _MAC = re.compile(r"(?i)\bmac|macbook|apple|silicon")
 # "installs a CPU-only version of PyTorch", "my torch is the CPU-only build": the reporter names the build
-_TORCH_CPU = re.compile(r"(?i)\bcpu[- ]only (?:version|build|wheel) of (?:pytorch|torch)\b|\b(?:pytorch|torch) (?:is|was) (?:the |a )?cpu[- ]only\b")
+# "it installs the cpu only version", "resulted in the CPU version of torch", "reinstalls non-Cuda version of Torch",
+# "replaces it with Torch without CUDA": what an install put there (on a line that names torch)
+_TORCH_CPU = re.compile(r"(?i)\bcpu[- ]only (?:version|build|wheel) of (?:pytorch|torch)\b|\b(?:pytorch|torch) (?:is|was) (?:the |a )?cpu[- ]only\b|"
+                        r"\b(?:installs?|installed|installing|reinstall(?:s|ed)?|resulted in|replace[sd]? it with|downgraded? (?:it )?to)\s+"
+                        r"(?:the |a )?(?:cpu[- ]?only|cpu|non[- ]?cuda)\s+(?:version|build|wheel)\b|\bwith (?:pytorch|torch) without cuda\b")
+_TORCH_WORD = re.compile(r"(?i)\b(?:py)?torch\b")
 _NEGATED = re.compile(r"(?i)\b(?:not|no|avoid|instead|without)\b|n't\b")
 _JETSON = re.compile(r"(?i)\b((?:NVIDIA\s+)?Jetson\s+(?:AGX\s+|Orin\s+)?(?:Nano|Xavier(?:\s+NX)?|Orin(?:\s+(?:Nano|NX))?|TX[12]|Thor)(?:\s+(?:Developer Kit|Super))?)")
 _CUDA = re.compile(r"(?i)\bcuda(?:\s+toolkit)?\s*(?:version\s*)?(?:is\s+|:\s*|=\s*|v)?(\d{1,2}\.\d)(?:\.\d+)?\b(?![\d.]*\w)")
@@ -187,11 +192,26 @@ def _facts(line: str, said: set[str] | frozenset[str] = frozenset()) -> Iterator
     m = _JETSON.search(line) if "jetson.model" not in said and _holds(line, "jetson") else None
     if m:
         yield "jetson.model", " ".join(m.group(1).split())
-    if "frameworks.torch.build" not in said and _TORCH_CPU.search(line) and not _NEGATED.search(line):
-        yield "frameworks.torch.build", "cpu"
+    m = _TORCH_CPU.search(line) if "frameworks.torch.build" not in said else None
+    if m and _TORCH_WORD.search(line) and not _NEGATED.search(_clause_before(line, m.start())) and not _asked(line, m.end()):
+        yield "frameworks.torch.build", "cpu"  # (not "instead of the CPU version", "I don't want the CPU build")
     m = _CC.search(line) if _holds(line, "compute capability") else None
     if m:
         yield "gpus[0].compute_capability", m.group(1)
+
+
+def _clause_before(line: str, end: int) -> str:
+    """The words of the clause before ``end``: a negation in an earlier clause ("it doesn't happen to everyone, but
+    ... it installs the cpu only version") does not reach the words that follow."""
+    before = line[:end]
+    cut = max(before.rfind(","), before.rfind(";"), before.rfind(". "), before.lower().rfind(" but "))
+    return before[cut + 1:] if cut >= 0 else before
+
+
+def _asked(line: str, start: int) -> bool:
+    """Whether the sentence going on at ``start`` is a question ("can I run it with torch without cuda?")."""
+    ends = [i for i in (line.find(". ", start), line.find("?", start), line.find("!", start)) if i >= 0]
+    return bool(ends) and line[min(ends)] == "?" or not ends and line.rstrip().endswith("?")
 
 
 def _os_and_gpu(line: str, number: int, said: set[str]) -> Iterator[Observation]:
