@@ -90,13 +90,13 @@ def _tag_not_published(facts: Facts, matrix: "Matrix | None", request: TorchRequ
     wrong = next((t for t in indexes if _CUDA_TAG.match(t) and _tag_number(t) >= 100 and t not in built), None)
     if wrong is None:
         return None
-    what = f"torch {release.series}" if release else "any torch release"
     best = _best_tag(facts, release, built)
     return Finding(
         "torch-index-url-wrong", Severity.ERROR, Section.TORCH,
-        f"PyTorch's {wrong} index has no {what.replace('any ', '')} build: pip was pointed at a CUDA tag PyTorch did not publish{' for it' if release else ''}",
+        f"PyTorch's {wrong} index has no torch {release.series} build: pip was pointed at a CUDA tag PyTorch did not build that release for"
+        if release else f"PyTorch's {wrong} index has no torch builds: pip was pointed at a CUDA tag PyTorch never published",
         (f"log: {request.symptom.text}", f"pip looked in {PYTORCH_INDEX}{wrong}",
-         f"{what} was built for {', '.join(t for t in built if _CUDA_TAG.match(t))}" if release else
+         f"torch {release.series} was built for {', '.join(t for t in built if _CUDA_TAG.match(t))}" if release else
          f"PyTorch's CUDA tags: {', '.join(t for t in built if _CUDA_TAG.match(t) and _tag_number(t) >= 100)}"),
         Fix("Use the index of a CUDA tag the release was built for, one whose CUDA the driver supports (nvidia-smi's 'CUDA Version')",
             (f"pip install torch{'==' + version if version else ''} --index-url {PYTORCH_INDEX}{best}", "nvidia-smi"), b.TORCH_PREVIOUS_URL),

@@ -204,7 +204,7 @@ def cuda_toolkit_newer_than_driver(facts: Facts, matrix: "Matrix | None") -> Ite
 def _ptx_newer_than_driver(toolkit: str, driver, dv) -> Finding:
     """A toolkit of the driver's CUDA major but a newer minor: what it builds to machine code runs (CUDA's minor-version
     compatibility, "with limited feature-set"), the PTX it writes does not (the driver's JIT is older than its PTX)."""
-    have = f"driver {driver.version}" if driver.version else f"the driver (CUDA {driver.cuda_version})"
+    have = f"driver {driver.version}" if driver.version else "the driver"
     return Finding(
         "cuda-toolkit-newer-than-driver", Severity.WARNING, Section.CUDA,
         f"The CUDA {toolkit} toolkit is newer than {have} (CUDA {dv.driver_cuda}): its programs run, but PTX it writes cannot be JIT-compiled by this driver",

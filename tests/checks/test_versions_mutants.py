@@ -444,3 +444,29 @@ def test_pip_offered_versions_names_the_framework_and_reads_every_line():
     other, _ = _offered("", "torch==2.0.1", "2.0.0, 2.0.1")
     found = run(pm.python_version_no_wheel_from_message, logged(facts, other.symptoms[0], first))
     assert len(found) == 1 and found[0].evidence[1] == "tensorflow 2.16 has wheels for Python 3.9–3.12"
+
+
+def test_a_toolkit_of_the_drivers_major_but_a_newer_minor_is_pinned_as_the_ptx_warning():
+    # googlecolab/colabtools#5667: nvcc 12.5 beside driver 550.54.15 (CUDA 12.4), PTX 8.5 the driver cannot JIT
+    from gpudoctor.model import CudaToolkit, Driver, Facts, Finding, Fix, Host
+
+    facts = Facts(driver=Driver(version="550.54.15"), cuda_toolkits=(CudaToolkit(version="12.5"),))
+    assert run(v.cuda_toolkit_newer_than_driver, facts) == [Finding(
+        "cuda-toolkit-newer-than-driver", Severity.WARNING, Section.CUDA,
+        "The CUDA 12.5 toolkit is newer than driver 550.54.15 (CUDA 12.4): its programs run, but PTX it writes cannot be JIT-compiled by this driver",
+        ("nvcc: CUDA 12.5",
+         "driver 550.54.15 supports CUDA 12.4; minor-version compatibility runs CUDA 12.5 programs with a limited feature set: "
+         "PTX from a newer compiler fails ('the provided PTX was compiled with an unsupported toolchain')",
+         "the driver of CUDA 12.5 itself is 555.42.02"),
+        Fix("Upgrade the driver to >= 555.42.02, or build for the GPU's own architecture (-arch=sm_XX, machine code) rather than PTX only",
+            ("nvidia-smi   # 'CUDA Version': the newest CUDA whose PTX this driver compiles", "nvcc --version"),
+            "https://docs.nvidia.com/deploy/cuda-compatibility/minor-version-compatibility.html"))]
+    # the driver's CUDA alone, on Windows: Windows' own driver floor for CUDA 12.5
+    windows = Facts(driver=Driver(cuda_version="12.4"), cuda_toolkits=(CudaToolkit(version="12.5"),), host=Host(os="windows"))
+    (f,) = run(v.cuda_toolkit_newer_than_driver, windows)
+    assert f.title.startswith("The CUDA 12.5 toolkit is newer than the driver (CUDA 12.4): ") and f.evidence[2].endswith("is 555.85")
+    # the toolkit given by its on-PATH copy, the other one ignored
+    two = Facts(driver=Driver(version="550.54.15"), cuda_toolkits=(CudaToolkit(version="11.8"), CudaToolkit(version="12.5", on_path=True)))
+    assert run(v.cuda_toolkit_newer_than_driver, two)[0].evidence[0] == "nvcc: CUDA 12.5"
+    same = Facts(driver=Driver(version="550.54.15"), cuda_toolkits=(CudaToolkit(version="12.4"),))
+    assert run(v.cuda_toolkit_newer_than_driver, same) == []

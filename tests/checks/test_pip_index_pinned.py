@@ -1,0 +1,103 @@
+"""checks/pip_index.py pinned whole (mutation testing): both rules' findings word for word, which pip lines count as a
+torch request, which tag the fix names, and which lines pip_messages leaves to this rule."""
+
+from __future__ import annotations
+
+import pytest
+
+from gpudoctor.checks import pip_index as p
+from gpudoctor.matrix import load_matrix
+from gpudoctor.model import Driver, Facts, Finding, Fix, Host, Section, Severity, Symptom
+
+MATRIX = load_matrix()
+PREVIOUS = "https://pytorch.org/get-started/previous-versions/"
+
+
+def _offered(subject: str, text: str = "L") -> Symptom:
+    return Symptom("pip-offered-versions", text, None, subject)
+
+
+def _index(tag: str) -> Symptom:
+    return Symptom("pytorch-index", "I", None, tag)
+
+
+def _run(*symptoms: Symptom, python: str | None = None, driver: Driver | None = None, os: str | None = None):
+    facts = Facts(host=Host(python=python, os=os) if python or os else None, driver=driver, symptoms=symptoms)
+    return list(p.torch_index_url_wrong(facts, MATRIX))
+
+
+TAG_FIX = "Use the index of a CUDA tag the release was built for, one whose CUDA the driver supports (nvidia-smi's 'CUDA Version')"
+
+
+def test_a_tag_the_release_was_not_built_for():
+    assert _run(_index("cu131"), _offered("torch==2.10.0|none"), python="3.12.3") == [Finding(
+        "torch-index-url-wrong", Severity.ERROR, Section.TORCH,
+        "PyTorch's cu131 index has no torch 2.10 build: pip was pointed at a CUDA tag PyTorch did not build that release for",
+        ("log: L", "pip looked in https://download.pytorch.org/whl/cu131", "torch 2.10 was built for cu126, cu128, cu130"),
+        Fix(TAG_FIX, ("pip install torch==2.10.0 --index-url https://download.pytorch.org/whl/cu128", "nvidia-smi"), PREVIOUS))]
+
+
+def test_a_tag_never_published():
+    (f,) = _run(_index("cu114"), _offered("torch==|none"))
+    assert f.title == "PyTorch's cu114 index has no torch builds: pip was pointed at a CUDA tag PyTorch never published"
+    assert f.evidence[2].startswith("PyTorch's CUDA tags: cu100, cu101, cu102, cu110, cu111, cu113, cu115,") and "cu92" not in f.evidence[2]
+    assert f.fix.commands == ("pip install torch --index-url https://download.pytorch.org/whl/cu132", "nvidia-smi")
+
+
+@pytest.mark.parametrize("symptoms", [
+    (_index("cu128"), _offered("torch==2.10.0|none")),  # built for it: the Python or platform is the cause
+    (_index("cu131"), _offered("torch==2.10.0|2.9.0")),  # pip listed versions: the index exists
+    (_index("cu131"), _offered("torch==9.9.9|none")),  # a release the matrix does not know
+    (_index("cu99"), _offered("torch==|none")),  # before cu100 the matrix does not list every tag
+    (_index("rocm6.0"), _offered("torch==2.10.0|none")),
+    (_index("nightly/cu131"), _offered("torch==|none")),  # nightly indexes change daily
+    (_index("cu131"), _offered("torchvision==0.25.0|none")),
+])
+def test_no_tag_blame(symptoms):
+    assert _run(*symptoms) == []
+
+
+def test_the_fix_names_the_newest_tag_of_the_drivers_major_else_the_default():
+    found = _run(_index("cu131"), _offered("torch==2.10.0|none"), driver=Driver(cuda_version="12.4"))
+    assert found[0].fix.commands[0].endswith("/whl/cu128")
+    found = _run(_index("cu131"), _offered("torch==2.10.0|none"), driver=Driver(cuda_version="11.8"))
+    assert found[0].fix.commands[0].endswith("/whl/cu128")  # no cu11 build of 2.10: its default
+    found = _run(_index("cu131"), _offered("torch==2.10.0|none"), driver=Driver(cuda_version="13.0"))
+    assert found[0].fix.commands[0].endswith("/whl/cu130")
+
+
+def test_a_local_version_asked_of_pypi():
+    wanted = Symptom("no-matching-distribution", "L", None, "torch==2.2.2+cu121")
+    assert _run(wanted, python="3.10.12") == [Finding(
+        "torch-index-url-wrong", Severity.ERROR, Section.TORCH,
+        "torch 2.2.2+cu121 is a build only PyTorch's own index has: pip looked for it on PyPI, which hosts no '+cu121' versions",
+        ("log: L", "no download.pytorch.org index URL in the paste; PyPI refuses local versions ('+cu121') on upload",
+         "PyTorch publishes torch 2.2.2+cu121 at https://download.pytorch.org/whl/cu121"),
+        Fix("Point pip at PyTorch's index for that tag (in a requirements file: an --extra-index-url line at its top)",
+            ("pip install torch==2.2.2+cu121 --index-url https://download.pytorch.org/whl/cu121",
+             "--extra-index-url https://download.pytorch.org/whl/cu121   # first line of requirements.txt"), PREVIOUS))]
+    assert _run(wanted, python="3.13.1")[0].severity is Severity.WARNING  # torch 2.2 has no Python 3.13 wheel: shared blame
+    assert _run(wanted)[0].severity is Severity.WARNING
+    assert _run(wanted, os="darwin") == []  # no index has a CUDA build for macOS
+    assert _run(Symptom("no-matching-distribution", "L", None, "torch==2.2.2+cpu"), os="darwin")[0].title.startswith("torch 2.2.2+cpu")
+    assert _run(wanted, _index("find-links")) == []
+    assert _run(_offered("torch==2.2.2+cu121|2.2.1+cu121, 2.2.2+cu118")) == []  # pip's list shows PyTorch's index
+    assert _run(Symptom("no-matching-distribution", "L", None, "torch>=2.2.2+cu121")) == []  # not a pin
+
+
+def test_one_finding_for_several_requests_and_what_pip_messages_leaves_alone():
+    first, second = _offered("torch==2.10.0|none", "A"), _offered("torch==2.10.0|none", "B")
+    facts = Facts(host=Host(python="3.12.3"), symptoms=(_index("cu131"), first, second))
+    assert [f.evidence[0] for f in p.torch_index_url_wrong(facts, MATRIX)] == ["log: A"]
+    assert p.judged_requests(facts, MATRIX) == {"A"}
+    unsure = Facts(symptoms=(Symptom("no-matching-distribution", "W", None, "torch==2.2.2+cu121"),))
+    assert p.judged_requests(unsure, MATRIX) == set()  # a warning: the Python's rule speaks too
+    assert list(p.torch_index_url_wrong(Facts(symptoms=(first,)), None)) == []
+    assert list(p.torch_index_url_wrong(Facts(), MATRIX)) == []
+
+
+def test_torch_requests_reads_only_torch_pins_and_bare_requests():
+    symptoms = (_offered("torch==2.1.0|none", "a"), _offered("torch==|none", "b"), _offered("torchaudio==2.1.0|none", "c"),
+                Symptom("no-matching-distribution", "d", None, "torch"), Symptom("no-matching-distribution", "e", None, "torch~=2.1"))
+    requests = p.torch_requests(Facts(symptoms=symptoms))
+    assert [(r.symptom.text, r.version, r.offered) for r in requests] == [("a", "2.1.0", "none"), ("b", "", "none"), ("d", "", None)]
