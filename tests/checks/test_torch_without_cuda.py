@@ -101,6 +101,7 @@ def test_numbers_that_are_no_gpu(line):
     "I don't have an NVDIA GPU so I tried to run with CPU only.",          # WhisperJAV#107 (development corpus), typo kept
     "I am a newbie of tensorflow . I do not have NVIDIA GPU after I install tensorflow and keras",  # rstudio/tensorflow#411
     "My laptop has no nvidia graphics card, only the Intel one.",
+    "Given that I'm on macOS, and don't have an Nvidia GPU, how can I get this working?",  # CorentinJ/Real-Time-Voice-Cloning#299
 ])
 def test_a_stated_absence_of_an_nvidia_gpu(line):
     facts = read_evidence(line, "paste")
@@ -111,6 +112,7 @@ def test_a_stated_absence_of_an_nvidia_gpu(line):
 @pytest.mark.parametrize("line", [
     "I don't have an NVIDIA GPU driver installed yet, the card is a GTX 1080",   # a driver, not the GPU
     "Does it run on a machine without an NVIDIA GPU?",                         # a question, not a statement
+    "I installed CUDA and don't have an NVIDIA GPU driver yet",              # the driver again, after "and"
 ])
 def test_no_absence_read_from_other_sentences(line):
     assert read_evidence(line, "paste").gpus != ()

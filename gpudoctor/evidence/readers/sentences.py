@@ -41,8 +41,9 @@ _GPU = re.compile(r"(?i)\b((?:nvidia\s+)?(?:geforce\s+)?(?:rtx|gtx)\s?\d{3,4}(?!
 _GPU_NUMBER = re.compile(r"(?i)\b(?:my|a|an|two|dual|with)\s+((?:10|16|20|30|40|50)[5-9]0)(\s?ti|\s?super)?\b"
                          r"(?!\s*(?:p\b|x\b|px|series|-series|resolution|pixels|frames|steps|epochs|images|samples|tokens|rows|mhz|mb|gb|ms\b|s\b|%))")
 _GPU_NUMBER_CHEAP = re.compile(r"[1-5][0-9][5-9]0")
-# "I don't have an NVIDIA GPU", "my laptop has no nvidia card": the reporter states there is none (typos included)
-_NO_NVIDIA_GPU = re.compile(r"(?i)\b(?:i|we)\s+(?:don'?t|do not|didn'?t|did not)\s+have\s+(?:an?\s+|any\s+)?(?:nvid?ia|nvdia)[\s-]*"
+# "I don't have an NVIDIA GPU", "my laptop has no nvidia card", "I'm on macOS, and don't have an Nvidia GPU": the
+# reporter states there is none (typos included)
+_NO_NVIDIA_GPU = re.compile(r"(?i)\b(?:i|we|and)\s+(?:don'?t|do not|didn'?t|did not)\s+have\s+(?:an?\s+|any\s+)?(?:nvid?ia|nvdia)[\s-]*"
                             r"(?:gpus?|graphics(?:\s+card)?|cards?|video\s+card)\b(?!\s*(?:drivers?|installed|support))|"
                             r"\b(?:i|we|it|laptop|machine|computer|pc|mac)\s+(?:have|has)\s+no\s+(?:nvid?ia|nvdia)[\s-]*(?:gpus?|graphics(?:\s+card)?|cards?)\b")
 # (Radeon's R5/R7/R9 names too, "Radeon R9 290", "R5 M335"; and "Raedon", a common misspelling)
