@@ -225,6 +225,7 @@ def test_log_rule_severities_and_sections():
         "dgl-cpu-build": ("gpu-package-cpu-variant", Severity.ERROR, Section.ENVIRONMENT),
         "nccl-shm-failed": ("shm-too-small", Severity.ERROR, Section.ENVIRONMENT),
         "dataloader-shm-exhausted": ("shm-too-small", Severity.WARNING, Section.ENVIRONMENT),
+        "ngc-shm-default": ("shm-too-small", Severity.INFO, Section.ENVIRONMENT),
         "xformers-kernels-not-loaded": ("torch-extension-built-for-other-torch", Severity.WARNING, Section.TORCH),
         "mps-macos-too-old": ("apple-macos-too-old-for-mps", Severity.ERROR, Section.GPU),
         "gpu-lost": ("gpu-fallen-off-bus", Severity.ERROR, Section.GPU),

@@ -32,6 +32,7 @@ def test_nccl_shared_memory_failures_are_an_error_with_the_container_fix(lines):
 
 
 @pytest.mark.parametrize("line", [
+    "RuntimeError: unable to write to file </torch_739_144252761_4>: No space left on device (28)",  # logicalclocks/hopsworks#1557
     "ERROR: Unexpected bus error encountered in worker. This might be caused by insufficient shared memory (shm).",
     "RuntimeError: DataLoader worker (pid 46794) is killed by signal: Bus error. It is possible that dataloader's "
     "workers are out of shared memory. Please try to raise your shared memory limit.",
@@ -49,3 +50,11 @@ def test_a_dataloader_bus_error_is_a_warning_not_an_error(line):
 ])
 def test_near_misses_say_nothing_about_shared_memory(line):
     assert [f.id for f in _judged(line) if f.id == "shm-too-small"] == []
+
+
+def test_nvidias_container_note_on_the_default_64_mb_is_information():
+    text = ("NOTE: The SHMEM allocation limit is set to the default of 64MB.  This may be\n"
+            "   insufficient for PyTorch.  NVIDIA recommends the use of the following flags:\n")
+    (f,) = [f for f in run_checks(read_evidence(text, "paste"), load_matrix()).findings if f.id == "shm-too-small"]
+    assert f.severity is Severity.INFO and "--ipc=host" in f.fix.commands[0]
+    assert _judged("RuntimeError: unable to write to file </tmp/checkpoint.pt>: No space left on device (28)") == []
