@@ -33,6 +33,7 @@ class Host:
     glibc: str | None = None
     apple: Apple | None = None  # only on a Mac
     notebook: Notebook | None = None  # only in Colab or Kaggle
+    shm_mib: int | None = None  # the size of /dev/shm (Linux): DataLoader workers and NCCL put shared memory there
 
 
 @dataclass(frozen=True)

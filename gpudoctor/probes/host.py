@@ -47,6 +47,7 @@ def probe_host(environ: Mapping[str, str] | None = None, root: Path = Path("/"))
         python=sys.version.split()[0],  # what platform.python_version() returns ("3.12.4", "3.13.0rc1")
         env={name: environ[name] for name in RELEVANT_ENV if name in environ},
         glibc=_glibc(),
+        shm_mib=_size_mib(root / "dev/shm") if system == "linux" else None,
     )
 
 
@@ -111,6 +112,15 @@ def _glibc() -> str | None:
     if name_version and name_version.startswith("glibc "):
         return name_version.split(" ", 1)[1]
     return None
+
+
+def _size_mib(path: Path) -> int | None:
+    """The size of the file system mounted at ``path`` in MiB (statvfs: no file read, no subprocess)."""
+    try:
+        stat = os.statvfs(path)
+    except (OSError, AttributeError):  # no /dev/shm; os.statvfs does not exist on Windows
+        return None
+    return stat.f_frsize * stat.f_blocks // 2**20
 
 
 def _read(path: Path) -> str | None:
