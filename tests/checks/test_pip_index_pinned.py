@@ -64,6 +64,14 @@ def test_the_fix_names_the_newest_tag_of_the_drivers_major_else_the_default():
     assert found[0].fix.commands[0].endswith("/whl/cu128")  # no cu11 build of 2.10: its default
     found = _run(_index("cu131"), _offered("torch==2.10.0|none"), driver=Driver(cuda_version="13.0"))
     assert found[0].fix.commands[0].endswith("/whl/cu130")
+    # torch 2.8 (cu126, cu128, cu129; default cu128) on a CUDA 12.4 driver: the newest of the major, not the default
+    found = _run(_index("cu131"), _offered("torch==2.8.0|none"), driver=Driver(cuda_version="12.4"))
+    assert found[0].fix.commands[0].endswith("/whl/cu129")
+    # torch 1.7 (cu92, cu101, cu102, cu110) on a CUDA 10.2 driver: cu102 by number (cu92 sorts after it as text)
+    found = _run(_index("cu131"), _offered("torch==1.7.1|none"), driver=Driver(cuda_version="10.2"))
+    assert found[0].fix.commands[0].endswith("/whl/cu102")
+    # cu100 is a tag PyTorch published, but not for torch 2.10
+    assert _run(_index("cu100"), _offered("torch==2.10.0|none"))[0].title.startswith("PyTorch's cu100 index has no torch 2.10 build")
 
 
 def test_a_local_version_asked_of_pypi():
@@ -93,6 +101,8 @@ def test_one_finding_for_several_requests_and_what_pip_messages_leaves_alone():
     unsure = Facts(symptoms=(Symptom("no-matching-distribution", "W", None, "torch==2.2.2+cu121"),))
     assert p.judged_requests(unsure, MATRIX) == set()  # a warning: the Python's rule speaks too
     assert list(p.torch_index_url_wrong(Facts(symptoms=(first,)), None)) == []
+    local = Symptom("no-matching-distribution", "W", None, "torch==2.2.2+cu121")
+    assert [f.severity for f in p.torch_index_url_wrong(Facts(symptoms=(local,)), None)] == [Severity.WARNING]  # no matrix
     assert list(p.torch_index_url_wrong(Facts(), MATRIX)) == []
 
 

@@ -470,3 +470,20 @@ def test_a_toolkit_of_the_drivers_major_but_a_newer_minor_is_pinned_as_the_ptx_w
     assert run(v.cuda_toolkit_newer_than_driver, two)[0].evidence[0] == "nvcc: CUDA 12.5"
     same = Facts(driver=Driver(version="550.54.15"), cuda_toolkits=(CudaToolkit(version="12.4"),))
     assert run(v.cuda_toolkit_newer_than_driver, same) == []
+
+
+def test_a_toolkit_of_a_newer_major_than_the_driver_is_pinned():
+    from gpudoctor.model import CudaToolkit, Driver, Facts, Finding, Fix, Host
+
+    facts = Facts(driver=Driver(version="515.65.01", cuda_version="11.7"), cuda_toolkits=(CudaToolkit(version="13.0", path="/usr/local/cuda-13.0"),))
+    assert run(v.cuda_toolkit_newer_than_driver, facts) == [Finding(
+        "cuda-toolkit-newer-than-driver", Severity.WARNING, Section.CUDA,
+        "The CUDA 13.0 toolkit is newer than driver 515.65.01 supports: what nvcc builds will not run",
+        ("nvcc: CUDA 13.0 (/usr/local/cuda-13.0)", "driver 515.65.01 supports CUDA 11.7; CUDA 13.0 needs driver >= 580.65.06",
+         "pip wheels of PyTorch and TensorFlow bring their own CUDA; this matters for extensions, nvcc builds and JIT"),
+        Fix("Upgrade the NVIDIA driver to >= 580.65.06, or use a CUDA toolkit no newer than CUDA 11.7",
+            ("nvidia-smi   # 'CUDA Version' is the newest CUDA the driver runs",),
+            "https://docs.nvidia.com/cuda/cuda-toolkit-release-notes/index.html#cuda-driver"))]
+    # under WSL 2 the Windows driver's floors apply
+    wsl = Facts(driver=Driver(cuda_version="12.4"), cuda_toolkits=(CudaToolkit(version="12.5"),), host=Host(os="linux", wsl=2))
+    assert run(v.cuda_toolkit_newer_than_driver, wsl)[0].evidence[2] == "the driver of CUDA 12.5 itself is 555.85"
