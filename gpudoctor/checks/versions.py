@@ -193,10 +193,11 @@ def cuda_toolkit_newer_than_driver(facts: Facts, matrix: "Matrix | None") -> Ite
         "cuda-toolkit-newer-than-driver", Severity.ERROR if insufficient else Severity.WARNING, Section.CUDA,
         f"The CUDA {toolkit.version} toolkit is newer than {have} supports: what nvcc builds will not run",
         (f"nvcc: CUDA {toolkit.version}" + (f" ({toolkit.path})" if toolkit.path else ""),
-         f"{have} supports CUDA {dv.driver_cuda or 'unknown'}; CUDA {toolkit.version} needs driver >= {dv.need}",
+         (f"{have} supports CUDA {dv.driver_cuda}" if dv.driver_cuda else f"{have} is older than any CUDA release the matrix lists")
+         + f"; CUDA {toolkit.version} needs driver >= {dv.need}",
          *(f"log: {s.text}" for s in insufficient[:1]),
          "pip wheels of PyTorch and TensorFlow bring their own CUDA; this matters for extensions, nvcc builds and JIT"),
-        Fix(f"Upgrade the NVIDIA driver to >= {dv.need}, or use a CUDA toolkit no newer than CUDA {dv.driver_cuda or 'the driver supports'}",
+        Fix(f"Upgrade the NVIDIA driver to >= {dv.need}" + (f", or use a CUDA toolkit no newer than CUDA {dv.driver_cuda}" if dv.driver_cuda else ""),
             ("nvidia-smi   # 'CUDA Version' is the newest CUDA the driver runs",), b.DRIVER_URL),
     )
 

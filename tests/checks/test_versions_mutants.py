@@ -487,3 +487,11 @@ def test_a_toolkit_of_a_newer_major_than_the_driver_is_pinned():
     # under WSL 2 the Windows driver's floors apply
     wsl = Facts(driver=Driver(cuda_version="12.4"), cuda_toolkits=(CudaToolkit(version="12.5"),), host=Host(os="linux", wsl=2))
     assert run(v.cuda_toolkit_newer_than_driver, wsl)[0].evidence[2] == "the driver of CUDA 12.5 itself is 555.85"
+
+
+def test_a_driver_older_than_every_cuda_release_is_said_so_not_cuda_unknown():
+    from gpudoctor.model import CudaToolkit, Driver, Facts
+
+    (f,) = run(v.cuda_toolkit_newer_than_driver, Facts(driver=Driver(version="340.108"), cuda_toolkits=(CudaToolkit(version="12.0"),)))
+    assert f.evidence[1] == "driver 340.108 is older than any CUDA release the matrix lists; CUDA 12.0 needs driver >= 525.60.13"
+    assert f.fix.summary == "Upgrade the NVIDIA driver to >= 525.60.13"
