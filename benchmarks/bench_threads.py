@@ -58,7 +58,10 @@ def frozen() -> None:
 
 
 def _listed(path: Path) -> set[str]:
-    return set(path.read_text().split()) if path.exists() else set()
+    """The file names a list holds, one a line (lines starting with # are comments)."""
+    if not path.exists():
+        return set()
+    return {line.strip() for line in path.read_text().splitlines() if line.strip() and not line.lstrip().startswith("#")}
 
 
 def accuracy() -> None:

@@ -280,10 +280,17 @@ def log_rules(facts: Facts, matrix: "Matrix | None") -> Iterator[Finding]:
     """The findings a symptom proves by itself, as matrices/signatures.toml lists them (data, not code)."""
     if not facts.symptoms or matrix is None:
         return
+    no_nvidia_gpu = (facts.host is not None and facts.host.os == "darwin") or gpu_presence(facts) is False
     for rule in matrix.log_findings:
         found = symptoms(facts, rule.symptom)
-        if found:
-            yield Finding(rule.id, rule.severity, rule.section, rule.title, _lines(found) + rule.explanation, rule.fix)
+        if not found:
+            continue
+        if no_nvidia_gpu and rule.without_nvidia_gpu is not None:
+            where = "this is a Mac" if facts.host is not None and facts.host.os == "darwin" else "no NVIDIA GPU is here"
+            yield Finding(rule.id, rule.without_nvidia_gpu, rule.section, rule.title,
+                          _lines(found) + rule.explanation + (f"{where}: a CPU-only build is what can run, so this is expected",), rule.fix)
+            continue
+        yield Finding(rule.id, rule.severity, rule.section, rule.title, _lines(found) + rule.explanation, rule.fix)
 
 
 CHECKS = (

@@ -137,3 +137,24 @@ def test_invalid_device_function_is_the_older_word_for_a_missing_architecture():
     # on an AMD GPU the words are HIP's: the ROCm rules speak, not the CUDA one
     amd = findings("I have an AMD Radeon RX 6700 XT on Ubuntu\nRuntimeError: invalid device function\n")
     assert amd.get("gpu-arch-not-in-build") is None
+
+
+@pytest.mark.parametrize("text", [
+    # oobabooga/textgen#1931: bitsandbytes' CPU library on an M1 Pro; the failure was elsewhere
+    "bin /Users/siming/anaconda3/envs/textgen/lib/python3.10/site-packages/bitsandbytes/libbitsandbytes_cpu.so\n"
+    "/Users/siming/anaconda3/envs/textgen/lib/python3.10/site-packages/bitsandbytes/cextension.py:33: UserWarning: "
+    "The installed version of bitsandbytes was compiled without GPU support. 8-bit optimizers, 8-bit multiplication\n"
+    "Mac M1 Pro\n",
+    "XGBoost version not compiled with GPU support.\nI'm on a MacBook Pro M2 Max\nMacBook Pro M2 Max\n",
+    "AttributeError: module 'faiss' has no attribute 'StandardGpuResources'\nI don't have an NVIDIA GPU on this machine.\n",
+])
+def test_a_cpu_only_build_where_no_nvidia_gpu_can_be_is_information(text):
+    report = run_checks(read_evidence(text, "paste"), load_matrix(), "paste")
+    (f,) = [f for f in report.findings if f.id == "gpu-package-cpu-variant"]
+    assert f.severity.label == "info" and f.evidence[-1].endswith("a CPU-only build is what can run, so this is expected")
+
+
+def test_the_same_line_on_a_linux_machine_stays_an_error():
+    text = ("/home/me/.venv/lib/python3.10/site-packages/bitsandbytes/cextension.py:33: UserWarning: "
+            "The installed version of bitsandbytes was compiled without GPU support. 8-bit optimizers are unavailable.\n")
+    assert findings(text)["gpu-package-cpu-variant"] == "error"

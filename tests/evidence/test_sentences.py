@@ -155,3 +155,25 @@ def test_a_pin_in_a_sentence_states_the_package():
                    "When I install the onnxruntime-gpu==1.19.2,  create onnxruntime InferenceSession failed.")
     assert facts.python_packages == {"nvidia-cudnn-cu12": "8.9.26", "onnxruntime-gpu": "1.19.2"}
     assert _facts("I read that requests==2.31.0 is needed for this").python_packages is None
+
+
+@pytest.mark.parametrize(("line", "arch"), [
+    ("Mac M1 Pro", "arm64"),  # oobabooga/textgen#1931's System Info
+    ("MacBook Pro M2 Max", "arm64"),
+    ("Chip: Apple M3", "arm64"),
+    ("/Users/bob/miniforge3/lib/python3.11/site-packages/torch/__init__.py:1: UserWarning: x", None),
+    ('  File "/Users/bob/venv/lib/python3.11/site-packages/torch/__init__.py", line 1', None),
+])
+def test_a_mac_named_by_its_chip_or_its_home_path(line, arch):
+    host = read_evidence(line + "\n", "paste").host
+    assert (host.os, host.arch) == ("darwin", arch)
+
+
+@pytest.mark.parametrize("line", [
+    "/c/Users/me/miniconda3/lib/site-packages/torch/__init__.py",  # Git Bash on Windows
+    "C:/Users/me/miniconda3/Lib/site-packages/torch/__init__.py",
+    "I want to buy a Mac M1 Pro for this",  # a sentence, not the machine's chip line
+])
+def test_no_mac_from_windows_paths_or_wishes(line):
+    host = read_evidence(line + "\n", "paste").host
+    assert host is None or host.os != "darwin"

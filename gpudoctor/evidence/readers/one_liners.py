@@ -90,8 +90,13 @@ def _macho_file(m, n, line):
 
 def _apple_chip(m, n, line):
     # the chip's name as macOS prints it (`sysctl -n machdep.cpu.brand_string`, About This Mac's "Chip"): Apple silicon
-    yield Observation("host.os", "darwin", n, NAME, f"Apple {m.group(1)} is an Apple-silicon Mac's chip")
-    yield Observation("host.arch", "arm64", n, NAME, f"Apple {m.group(1)} is an Apple-silicon Mac's chip")
+    yield Observation("host.os", "darwin", n, NAME, f"{m.group(1)} is an Apple-silicon Mac's chip")
+    yield Observation("host.arch", "arm64", n, NAME, f"{m.group(1)} is an Apple-silicon Mac's chip")
+
+
+def _users_path(m, n, line):
+    # Python's packages under /Users/<name>/: macOS keeps home directories there (Linux in /home, Windows in C:\\Users)
+    yield Observation("host.os", "darwin", n, NAME, "a package path under /Users/<name>/ is a Mac's")
 
 
 def _framework_path(m, n, line):
@@ -121,7 +126,9 @@ _PATTERNS = tuple((re.compile(p), h, k) for p, h, k in (
     (r"^\s*File \"((?:[^\"]*[/\\])?(?:site|dist)-packages[/\\](torch|tensorflow))[/\\][^\"]*\", line \d+", _framework_path, ('packages',)),
     (r"^\s*Darwin \S+ \S+ Darwin Kernel Version .*RELEASE_(ARM64|X86_64)\S*\s+(x86_64|arm64)\s*$", _darwin_uname, ('Darwin ',)),
     (r"python[\d.]*:\s+Mach-O 64-bit executable (x86_64|arm64)\s*$", _macho_file, ('Mach-O',)),
-    (r"^\s*(?:[-*]\s*)?(?:Chip|Processor|CPU|machdep\.cpu\.brand_string)?:?\s*Apple (M[1-9](?: (?:Pro|Max|Ultra))?)\s*$", _apple_chip, ('Apple M',)),
+    (r"^\s*(?:[-*]\s*)?(?:Chip|Processor|CPU|machdep\.cpu\.brand_string)?:?\s*(?:Apple|Mac(?:Book)?(?: (?:Pro|Air|mini|Studio))?) "
+     r"(M[1-9](?: (?:Pro|Max|Ultra))?)\s*$", _apple_chip, ('Apple M', 'Mac')),
+    (r"(?:^|[\s'\"(=])/Users/[^/\s'\"]+/\S*?(?:site|dist)-packages/", _users_path, ('/Users/',)),
     (r"\b(\d+\.\d+\.\d+-\d+-Microsoft|\d+\.\d+\.\d+(?:\.\d+)?-microsoft-standard(?:-WSL2)?)\b", _wsl_kernel, ('icrosoft',)),
     (r"^\s*\*\s+(\S+)\s+(?:Running|Stopped|Installing|Converting)\s+([12])\s*$", _wsl_list, ('Running', 'Stopped', 'Installing', 'Converting')),
     (r"^(jax|jaxlib):\s+(\d+\.\d+\.\d+[\w.+]*)\s*$|^(python): (\d+\.\d+\.\d+)(?: \(|\s*$)", _jax_print_env, ('jax', 'python: ')),

@@ -154,6 +154,9 @@ class LogFinding:
     title: str
     fix: Fix
     explanation: tuple[str, ...] = ()
+    # the severity on a machine that cannot have an NVIDIA GPU (a Mac, or one said to have none): a library's CPU-only
+    # build is then what there is to have, not a fault (None: the same as anywhere)
+    without_nvidia_gpu: Severity | None = None
 
 
 @dataclass(frozen=True)
@@ -219,6 +222,7 @@ def _finding(entry: dict, index: int) -> LogFinding:
         return LogFinding(
             entry["symptom"], entry["id"], Severity[entry["severity"].upper()], Section[entry["section"].upper()], entry["title"],
             Fix(fix["summary"], tuple(fix.get("commands", ())), fix.get("url")), tuple(entry.get("explanation", ())),
+            Severity[entry["without_nvidia_gpu"].upper()] if "without_nvidia_gpu" in entry else None,
         )
     except (KeyError, AttributeError, TypeError) as exc:
         raise MatrixError(f"signatures.toml: {where}: missing or malformed {exc}") from None
