@@ -158,3 +158,10 @@ def test_the_same_line_on_a_linux_machine_stays_an_error():
     text = ("/home/me/.venv/lib/python3.10/site-packages/bitsandbytes/cextension.py:33: UserWarning: "
             "The installed version of bitsandbytes was compiled without GPU support. 8-bit optimizers are unavailable.\n")
     assert findings(text)["gpu-package-cpu-variant"] == "error"
+
+
+def test_a_cuda_library_beside_tensorflows_own_import_error_is_tensorflows():
+    # jetsonhacks/installTensorFlowJetsonTX#5 and takabow/cdsw-demo-env#25: TensorFlow names itself after the library
+    line = "ImportError: libcusolver.so.8.0: cannot open shared object file: No such file or directory\n"
+    assert "tf-missing-gpu-libs" in findings(line + "Failed to load the native TensorFlow runtime.\n")
+    assert "tf-missing-gpu-libs" not in findings(line) and "cuda-library-not-on-loader-path" in findings(line)
