@@ -162,3 +162,10 @@ def test_the_os_and_gpu_lines_of_a_typed_list_of_versions_count_with_it():
     facts = read_evidence("OS: Windows 11\ntorch: 2.4.0\nPython: 3.11.5\nGPU: RTX 4090\n")
     assert (facts.host.os, facts.frameworks.torch.version, facts.host.python) == ("windows", "2.4.0", "3.11.5")
     assert facts.gpus[0].name == "RTX 4090"
+
+
+def test_a_typed_list_with_chinese_labels_and_a_full_width_colon():
+    # Jittor/jittor#194: "cuda版本：11.2" (CUDA version) and "驱动版本: 450.102.04" (driver version)
+    facts = read_evidence("运行时出现错误：\n\ncuda版本：11.2\n驱动版本: 450.102.04\n", "paste")
+    assert facts.driver.version == "450.102.04" and facts.cuda_toolkits[0].version == "11.2"
+    assert read_evidence("驱动版本: 450.102.04\n", "paste").driver is None  # one line alone is not a typed list

@@ -20,6 +20,10 @@ _LABELS = {
     "tensorflow version": "tensorflow", "tensorflow": "tensorflow", "tf version": "tensorflow",
     "tensorflow installed from (source or binary)": "tf-installed-from", "tensorflow installed from": "tf-installed-from",
     "mobile device": "device",  # TensorFlow's template: where a Jetson is named
+    # the same labels in Chinese, as the issues of PaddlePaddle, Jittor and many Chinese projects' users write them
+    "cuda版本": "cuda", "cuda 版本": "cuda", "驱动版本": "driver", "显卡驱动版本": "driver", "nvidia驱动版本": "driver",
+    "cudnn版本": "cudnn", "python版本": "python", "pytorch版本": "torch", "torch版本": "torch", "tensorflow版本": "tensorflow",
+    "显卡": "gpu", "显卡型号": "gpu", "gpu型号": "gpu", "操作系统": "os", "系统版本": "os",
 }
 # Labels only issue templates use: a text with one of them is a filled-in template, and its plain "Label: value"
 # lines count too (elsewhere a bare "OS: ..." line is too common to mean anything).

@@ -25,8 +25,9 @@ NAME = "issue form (stated)"
 
 _MARKED = re.compile(r"\n[^\S\n]*[-#*+]")  # a line starting with a heading's or a bullet's mark
 _HEADING = re.compile(r"^#{2,4}\s+(.+?)\s*$")
-_BULLETED = re.compile(r"^\s*(?:[-*+]\s+)?\*\*(.+?)\*\*\s*:?\s*(?:\*\*)?\s*:?\s*(.*)$|^\s*[-*+]\s+([^:]{2,80}?)\s*:\s*(.*)$")
-_BARE = re.compile(r"^\s*([A-Za-z][^:]{1,80}?)\s*:\s*(.*)$")
+# A label's colon may be the full-width one ("cuda版本：11.2"), and a label may start with a CJK character ("驱动版本: ...")
+_BULLETED = re.compile(r"^\s*(?:[-*+]\s+)?\*\*(.+?)\*\*\s*[:：]?\s*(?:\*\*)?\s*[:：]?\s*(.*)$|^\s*[-*+]\s+([^:：]{2,80}?)\s*[:：]\s*(.*)$")
+_BARE = re.compile(r"^\s*([A-Za-z\u4e00-\u9fff][^:：]{1,80}?)\s*[:：]\s*(.*)$")
 _UNLABELLED_HARDWARE = re.compile(r"^\s*[-*+]\s+(Hardware)\s+(\S.*)$")  # ethminer's "- Hardware 1080TI" (no colon)
 _PARENTHESES = re.compile(r"\((?:e\.g\.?,?|use command below|if compiling from source|gpu\?)[^)]*\)", re.I)
 _EXAMPLE = re.compile(r"\(e\.g\.?,?\s*([^)]*)\)", re.I)
@@ -70,10 +71,10 @@ def _fields(document: Document) -> Iterator[tuple[int, str, str, bool]]:
     lines = document.lines
     skip_collect_env = _has_collect_env(document)
     # a field has a colon, a heading or a bullet: the other lines are never looked at (str.lstrip strips what \s is)
-    for number in sorted(set(document.lines_with(":")).union(document.lines_starting(_MARKED))):
+    for number in sorted(set(document.lines_with(":", "：")).union(document.lines_starting(_MARKED))):
         line = lines[number - 1]
         first = line.lstrip()[:1]
-        if ":" not in line and first not in ("#", "-", "*", "+"):
+        if ":" not in line and "：" not in line and first not in ("#", "-", "*", "+"):
             continue
         rest = line.lstrip("#") if line.startswith("##") else ""  # what _HEADING matches, tested without its regex:
         if 2 <= len(line) - len(rest) <= 4 and rest[:1].isspace() and len(rest) > 1:  # 2-4 "#", a space, a character
@@ -88,7 +89,7 @@ def _fields(document: Document) -> Iterator[tuple[int, str, str, bool]]:
         if shaped:
             raw_label, answer = shaped
         else:
-            colon = line.find(":")  # _BARE's label ends at the first colon: the line up to it decides, once a text
+            colon = _first_colon(line)  # _BARE's label ends at the first colon: the line up to it decides, once a text
             if colon == -1 or not _known_before(line[:colon + 1]):  # (most lines of a log have no label we know)
                 continue
             m = _BARE.match(line)
@@ -128,9 +129,15 @@ def _has_collect_env(document: Document) -> bool:
 
 
 @functools.lru_cache(maxsize=4096)  # a long log repeats its lines: more labels than 512, read in a cycle, hit none
+def _first_colon(line: str) -> int:
+    """Where the first colon is, ASCII or full-width ("cuda版本：11.2"); -1 where there is none."""
+    found = [i for i in (line.find(":"), line.find("：")) if i != -1]
+    return min(found) if found else -1
+
+
 def _label(text: str) -> str:
     text = _PARENTHESES.sub("", text.replace("**", "").replace("`", ""))
-    return re.sub(r"\s+", " ", text.strip().strip(":").strip()).lower()
+    return re.sub(r"\s+", " ", text.strip().strip(":：").strip()).lower()
 
 
 @functools.lru_cache(maxsize=4096)
