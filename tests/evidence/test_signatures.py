@@ -50,6 +50,45 @@ def test_every_keyword_filter_lets_its_real_lines_through(signature):
             assert any(k in line for k in signature.keywords), f"{signature.id}: no keyword in {line!r}"
 
 
+def _top_level_alternatives(pattern: str) -> list[str]:
+    """The pattern split at its top-level "|" (not inside a group or a character class)."""
+    out, current, depth, in_class, i = [], "", 0, False, 0
+    while i < len(pattern):
+        c = pattern[i]
+        if c == "\\":
+            current, i = current + pattern[i:i + 2], i + 2
+            continue
+        if in_class:
+            in_class = c != "]"
+        elif c == "[":
+            in_class = True
+        elif c in "()":
+            depth += 1 if c == "(" else -1
+        elif c == "|" and depth == 0:
+            out, current, i = out + [current], "", i + 1
+            continue
+        current, i = current + c, i + 1
+    return out + [current]
+
+
+def _literal(alternative: str) -> str | None:
+    """The text an alternative matches when it is a plain literal (escapes and \\b aside), else None."""
+    text = re.sub(r"\\b", "", alternative.strip("^$"))
+    if re.search(r"(?<!\\)[\[\](){}*+?.|^$]", text):
+        return None
+    return re.sub(r"\\(.)", r"\1", text)
+
+
+@pytest.mark.parametrize("signature", [s for s in TABLE.signatures if "(?i)" not in s.pattern], ids=lambda s: s.id)
+def test_every_literal_alternative_holds_a_keyword(signature):
+    """An alternative of the pattern that no keyword is part of is never tried: "cudaErrorUnsupportedPtxVersion"
+    (keyword "PTX") and "CUDA_ERROR_OUT_OF_MEMORY" (keywords "memory", "Memory") were such, found on a real thread."""
+    for alternative in _top_level_alternatives(signature.pattern):
+        literal = _literal(alternative)
+        if literal is not None:
+            assert any(k in literal for k in signature.keywords), f"{signature.id}: no keyword in {literal!r}"
+
+
 @pytest.mark.parametrize("signature", TABLE.signatures, ids=lambda s: s.id)
 def test_every_entry_names_its_threads_and_a_documented_finding(signature):
     assert signature.sources and all(s.startswith("https://") for s in signature.sources)
