@@ -165,3 +165,11 @@ def test_a_cuda_library_beside_tensorflows_own_import_error_is_tensorflows():
     line = "ImportError: libcusolver.so.8.0: cannot open shared object file: No such file or directory\n"
     assert "tf-missing-gpu-libs" in findings(line + "Failed to load the native TensorFlow runtime.\n")
     assert "tf-missing-gpu-libs" not in findings(line) and "cuda-library-not-on-loader-path" in findings(line)
+
+
+def test_cudas_invalid_kernel_image_is_the_arch_missing_from_the_build_but_hips_is_not():
+    # tensorflow/tensorflow#43718: TensorFlow 2.3 (CUDA 10.1) on an RTX 3090 (compute capability 8.6)
+    line = ("tensorflow.python.framework.errors_impl.InternalError: CUDA runtime implicit initialization on GPU:0 "
+            "failed. Status: device kernel image is invalid")
+    assert findings(line)["gpu-arch-not-in-build"] == "error"
+    assert "gpu-arch-not-in-build" not in findings("RuntimeError: HIP error: device kernel image is invalid")
