@@ -14,10 +14,10 @@ from ..model import Facts, Finding, Fix, Section, Severity
 from . import _builds as b
 from ._facts import gpu_presence, symptoms
 from .cudnn_majors import not_on_loader_path, soname_cuda as _soname_cuda
+from .log_rules import lines as _lines, log_rules
 
 if TYPE_CHECKING:
     from ..matrix.tables.model import Matrix
-    from ..model import Symptom
 
 # Pattern texts: re.match/re.search compile them on first use (re's own cache), since only pasted logs need them.
 _CUDA_LIBS = r"^(?:lib)?(cudart|cublas|cublasLt|cufft|curand|cusolver|cusparse|cudnn|nvrtc)(?:64)?[._]"  # re.I
@@ -25,12 +25,6 @@ _SONAME_CUDNN = r"(?:lib)?cudnn(?:\.so\.|64_)(\d+)"
 _LIBCUDA = r"^libcuda\.so|^nvcuda\.dll|^libnvidia-ml\.so"  # re.I
 
 
-def _lines(found: list[Symptom]) -> tuple[str, ...]:
-    seen: list[str] = []
-    for s in found:
-        if s.text not in seen:
-            seen.append(s.text)
-    return tuple(f"log: {text}" for text in seen[:4])
 
 
 def _section(framework: str | None) -> Section:
@@ -274,23 +268,6 @@ def cudnn_major_mismatch(facts: Facts, matrix: "Matrix | None") -> Iterator[Find
             "or install a build of the program for the cuDNN you have",
             (f"pip install 'nvidia-cudnn-cu{'11' if major == '8' else '12'}=={major}.*'",), "https://docs.nvidia.com/deeplearning/cudnn/latest/reference/support-matrix.html"),
     )
-
-
-def log_rules(facts: Facts, matrix: "Matrix | None") -> Iterator[Finding]:
-    """The findings a symptom proves by itself, as matrices/signatures.toml lists them (data, not code)."""
-    if not facts.symptoms or matrix is None:
-        return
-    no_nvidia_gpu = (facts.host is not None and facts.host.os == "darwin") or gpu_presence(facts) is False
-    for rule in matrix.log_findings:
-        found = symptoms(facts, rule.symptom)
-        if not found:
-            continue
-        if no_nvidia_gpu and rule.without_nvidia_gpu is not None:
-            where = "this is a Mac" if facts.host is not None and facts.host.os == "darwin" else "no NVIDIA GPU is here"
-            yield Finding(rule.id, rule.without_nvidia_gpu, rule.section, rule.title,
-                          _lines(found) + rule.explanation + (f"{where}: a CPU-only build is what can run, so this is expected",), rule.fix)
-            continue
-        yield Finding(rule.id, rule.severity, rule.section, rule.title, _lines(found) + rule.explanation, rule.fix)
 
 
 CHECKS = (
