@@ -71,10 +71,11 @@ def _fields(document: Document) -> Iterator[tuple[int, str, str, bool]]:
     lines = document.lines
     skip_collect_env = _has_collect_env(document)
     # a field has a colon, a heading or a bullet: the other lines are never looked at (str.lstrip strips what \s is)
-    for number in sorted(set(document.lines_with(":", "：")).union(document.lines_starting(_MARKED))):
+    wide = set(document.lines_with("："))  # the full-width colon's lines (few): only they need _first_colon
+    for number in sorted(set(document.lines_with(":")).union(wide, document.lines_starting(_MARKED))):
         line = lines[number - 1]
         first = line.lstrip()[:1]
-        if ":" not in line and "：" not in line and first not in ("#", "-", "*", "+"):
+        if ":" not in line and number not in wide and first not in ("#", "-", "*", "+"):
             continue
         rest = line.lstrip("#") if line.startswith("##") else ""  # what _HEADING matches, tested without its regex:
         if 2 <= len(line) - len(rest) <= 4 and rest[:1].isspace() and len(rest) > 1:  # 2-4 "#", a space, a character
@@ -89,7 +90,7 @@ def _fields(document: Document) -> Iterator[tuple[int, str, str, bool]]:
         if shaped:
             raw_label, answer = shaped
         else:
-            colon = _first_colon(line)  # _BARE's label ends at the first colon: the line up to it decides, once a text
+            colon = _first_colon(line) if number in wide else line.find(":")  # _BARE's label ends at the first colon
             if colon == -1 or not _known_before(line[:colon + 1]):  # (most lines of a log have no label we know)
                 continue
             m = _BARE.match(line)
