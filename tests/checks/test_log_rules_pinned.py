@@ -38,6 +38,9 @@ def test_a_rule_without_its_own_severity_there_keeps_the_tables_and_every_rule_s
     found = _run(Facts(symptoms=(CPU_BUILD, lost), gpus=()))
     assert sorted((f.id, f.severity.name) for f in found) == [("gpu-fallen-off-bus", "ERROR"), ("gpu-package-cpu-variant", "INFO")]
     assert _run(Facts()) == [] and list(lr.log_rules(Facts(symptoms=(CPU_BUILD,)), None)) == []
+    # a rule the table lists after the CPU-build one still speaks on that machine
+    later = Symptom("pip-dependency-conflict", "torchvision 0.15.2 requires torch==2.0.1, but you have torch 2.1.0 which is incompatible.")
+    assert [f.id for f in _run(Facts(symptoms=(CPU_BUILD, later), host=Host(os="darwin")))][-1] == "pip-dependency-conflict"
 
 
 def test_the_evidence_lines_each_once_and_at_most_four():
