@@ -25,8 +25,6 @@ _SONAME_CUDNN = r"(?:lib)?cudnn(?:\.so\.|64_)(\d+)"
 _LIBCUDA = r"^libcuda\.so|^nvcuda\.dll|^libnvidia-ml\.so"  # re.I
 
 
-
-
 def _section(framework: str | None) -> Section:
     return Section.TENSORFLOW if framework == "tensorflow" else Section.TORCH
 

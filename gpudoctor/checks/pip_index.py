@@ -17,8 +17,7 @@ if TYPE_CHECKING:
     from ..model import Symptom
 
 PYTORCH_INDEX = "https://download.pytorch.org/whl/"
-# warehouse/forklift/metadata.py: "The use of local versions in ... is not allowed."
-PYPI_NO_LOCAL = "https://github.com/pypi/warehouse/blob/main/warehouse/forklift/metadata.py"
+# PyPI's upload check (pypi/warehouse, warehouse/forklift/metadata.py): "The use of local versions in ... is not allowed."
 _LOCAL = re.compile(r"\+(cu\d+|cpu|rocm\d[\d.]*|xpu)$")
 _CUDA_TAG = re.compile(r"cu(\d+)$")
 

@@ -24,7 +24,7 @@ def rocm_on_wsl_native_route(facts: Facts, matrix: object) -> Iterator[Finding]:
     torch = facts.frameworks.torch if facts.frameworks else None
     rocm_torch = torch is not None and (bool(torch.hip) or "+rocm" in (torch.version or ""))
     if rocm_torch and torch.cuda_available is False:
-        evidence.append(f"torch {torch.version or ''} is a ROCm build and torch.cuda.is_available() is False".replace("  ", " "))
+        evidence.append(f"torch{' ' + torch.version if torch.version else ''} is a ROCm build and torch.cuda.is_available() is False")
     if not evidence:
         return
     yield Finding(

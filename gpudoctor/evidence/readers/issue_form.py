@@ -129,13 +129,13 @@ def _has_collect_env(document: Document) -> bool:
                for number in document.lines_with(*collect_env._DISTINCTIVE))
 
 
-@functools.lru_cache(maxsize=4096)  # a long log repeats its lines: more labels than 512, read in a cycle, hit none
 def _first_colon(line: str) -> int:
     """Where the first colon is, ASCII or full-width ("cuda版本：11.2"); -1 where there is none."""
     found = [i for i in (line.find(":"), line.find("：")) if i != -1]
     return min(found) if found else -1
 
 
+@functools.lru_cache(maxsize=4096)  # a long log repeats its lines: more labels than 512, read in a cycle, hit none
 def _label(text: str) -> str:
     text = _PARENTHESES.sub("", text.replace("**", "").replace("`", ""))
     return re.sub(r"\s+", " ", text.strip().strip(":：").strip()).lower()
