@@ -13,6 +13,7 @@ if TYPE_CHECKING:
 
 WSL_CUDA_GUIDE = "https://docs.nvidia.com/cuda/wsl-user-guide/index.html"
 CONTAINER_TOOLKIT = "https://docs.nvidia.com/datacenter/cloud-native/container-toolkit/latest/install-guide.html"
+SINGULARITY_GPU = "https://apptainer.org/docs/user/main/gpu.html"
 
 
 def visible_gpu_count(value: str, gpus: tuple[Gpu, ...]) -> int:
@@ -131,12 +132,13 @@ def container_without_gpu_runtime(facts: Facts, matrix: object) -> Iterator[Find
 
 # What a framework inside the container prints when no GPU reached it (pasted lines).
 _NO_GPU_INSIDE = ("no-driver-found", "nvidia-driver-not-loaded", "driver-module-rejected-by-secure-boot", "cuda-unavailable",
-                  "cuda-no-device")
+                  "cuda-no-device", "torch-without-cuda")
 
 
 def container_started_without_gpus(facts: Facts, matrix: object) -> Iterator[Finding]:
-    """A pasted `docker run` without --gpus (or the NVIDIA runtime), and CUDA unavailable inside: the container got no
-    GPU. Either alone says nothing: a CPU container is fine, and CUDA fails for many other reasons."""
+    """A pasted `docker run` without --gpus (or the NVIDIA runtime), or a `singularity`/`apptainer` run without --nv,
+    and CUDA unavailable inside: the container got no GPU. Either alone says nothing: a CPU container is fine, and
+    CUDA fails for many other reasons."""
     started = symptoms(facts, "container-run-without-gpus")
     torch = facts.frameworks.torch if facts.frameworks else None
     failed = [s for kind in _NO_GPU_INSIDE for s in symptoms(facts, kind)]
@@ -144,12 +146,23 @@ def container_started_without_gpus(facts: Facts, matrix: object) -> Iterator[Fin
     failed += [s for s in symptoms(facts, "library-not-loadable") if (s.subject or "").startswith("libcuda.so")]
     if not started or not (failed or (torch is not None and torch.cuda_available is False)):
         return
+    evidence = (f"log: {started[0].text}",
+                f"log: {failed[0].text}" if failed else "torch.cuda.is_available() is False inside it")
+    if started[0].subject == "singularity":
+        yield Finding(
+            "container-without-gpu-runtime", Severity.ERROR, Section.ENVIRONMENT,
+            "The container was started without GPU access: its `singularity`/`apptainer` command has no --nv",
+            evidence + ("without --nv Singularity and Apptainer bind neither the host's driver libraries nor its /dev/nvidia* "
+                        "devices into the container",),
+            Fix("Start the container with --nv", ("singularity exec --nv IMAGE.sif ...   # or: apptainer exec --nv",
+                                                  "singularity exec --nv IMAGE.sif nvidia-smi   # the GPU table shows it worked"),
+                SINGULARITY_GPU),
+        )
+        return
     yield Finding(
         "container-without-gpu-runtime", Severity.ERROR, Section.ENVIRONMENT,
         "The container was started without GPU access: its `docker run` has no --gpus",
-        (f"log: {started[0].text}",
-         f"log: {failed[0].text}" if failed else "torch.cuda.is_available() is False inside it",
-         "without --gpus (or --runtime=nvidia) Docker passes no GPU and no driver library into the container"),
+        evidence + ("without --gpus (or --runtime=nvidia) Docker passes no GPU and no driver library into the container",),
         Fix("Start the container with GPUs (the host needs the NVIDIA Container Toolkit)",
             ("docker run --gpus all ...", "sudo nvidia-ctk runtime configure --runtime=docker && sudo systemctl restart docker"),
             CONTAINER_TOOLKIT),

@@ -61,3 +61,36 @@ def test_the_toolkit_that_cannot_load_the_host_nvml_is_a_warning_naming_the_host
     (f,) = [f for f in run_checks(read_evidence(line, "paste"), load_matrix(), "paste").findings if f.id == "container-without-gpu-runtime"]
     assert f.severity.label == "warning" and "host" in f.title
     assert any(c.startswith("nvidia-smi") for c in f.fix.commands) and any("snap" in c for c in f.fix.commands)
+
+
+# https://github.com/apptainer/singularity/issues/6203: a Singularity shell without --nv, Lightning then finds no GPU
+SINGULARITY_SHELL = ("singularity shell nemo.sif\n"
+                     "pytorch_lightning.utilities.exceptions.MisconfigurationException: You requested GPUs: [0]\n"
+                     " But your machine only has: []\n")
+
+
+def _container_finding(text: str):
+    found = [f for f in run_checks(read_evidence(text, "paste"), load_matrix(), "paste").findings
+             if f.id == "container-without-gpu-runtime"]
+    return found[0] if found else None
+
+
+def test_a_singularity_run_without_nv_and_no_gpu_inside_is_the_cause_and_its_fix_is_nv():
+    f = _container_finding(SINGULARITY_SHELL)
+    assert f is not None and "--nv" in f.title and f.fix.commands[0].startswith("singularity exec --nv")
+    assert _container_finding(SINGULARITY_SHELL.replace("shell nemo", "shell --nv nemo")) is None
+    assert _container_finding("singularity shell nemo.sif\n") is None  # a CPU container is fine
+
+
+def test_the_same_class_in_another_thread_apptainer_run_and_cuda_false():
+    # https://github.com/broadinstitute/CellBender/issues/280: `singularity run` of the GPU image, CUDA False inside
+    text = ("  $ singularity run /risapps/singularity/repo/cellbender/0.3.0/cellbender.sif /bin/bash\n"
+            ">>> import torch;\n>>> print(torch.cuda.is_available())\nFalse\n")
+    assert _container_finding(text) is not None
+    assert _container_finding(text.replace("apptainer", "x").replace("singularity run", "singularity run --nv")) is None
+
+
+def test_a_podman_run_without_a_gpu_device_counts_as_docker_s():
+    text = "$ podman run --rm -it docker.io/pytorch/pytorch bash\n" + INSIDE_FALSE
+    assert _container_finding(text) is not None
+    assert _container_finding(text.replace("--rm", "--rm --device nvidia.com/gpu=all")) is None
