@@ -227,13 +227,19 @@ _HIDDEN_FIX = Fix("Find where the run sets CUDA_VISIBLE_DEVICES (its shell scrip
 def _set_and_no_device(facts: Facts, value: str) -> Iterator[Finding]:
     """The GPUs are not known, but CUDA said it found none while CUDA_VISIBLE_DEVICES was set: the value is the
     likeliest reason (a warning: whether it names an existing GPU cannot be checked without the GPU list)."""
-    found = symptoms(facts, "cuda-unavailable") + symptoms(facts, "cuda-no-device")
+    found = [f"log: {s.text}" for kind in ("cuda-unavailable", "cuda-no-device") for s in symptoms(facts, kind)]
+    if not found and value.split(",")[0].strip() != "0":
+        # torch without CUDA has many causes; a value that hides GPU 0 too makes this one likely. (A pasted "0" is
+        # as often the reporter's fix as the value that failed, so it is kept for CUDA's own "no device" above.)
+        torch = facts.frameworks.torch if facts.frameworks else None
+        found = [f"log: {s.text}" for s in symptoms(facts, "torch-without-cuda")]
+        found += ["torch.cuda.is_available() is False"] if not found and torch is not None and torch.cuda_available is False else []
     if not found:
         return
     yield Finding(
         "cuda-visible-devices-hides-all-gpus", Severity.WARNING, Section.ENVIRONMENT,
         f"CUDA found no GPU while CUDA_VISIBLE_DEVICES={value!r} was set: it most likely names no GPU of this machine",
-        (f"CUDA_VISIBLE_DEVICES={value!r}", f"log: {found[0].text}",
+        (f"CUDA_VISIBLE_DEVICES={value!r}", found[0],
          "CUDA sees only the GPUs the variable lists, and stops at the first entry that names none"),
         Fix("Unset it, or list indices or UUIDs that exist (nvidia-smi -L lists them)",
             ("unset CUDA_VISIBLE_DEVICES   # or remove os.environ['CUDA_VISIBLE_DEVICES'] = ... from the script", "nvidia-smi -L"),

@@ -237,6 +237,28 @@ def test_without_cuda_s_word_or_the_variable_or_with_a_gpu_list_it_is_not_this_w
     assert hides("1", NO_DEVICE, gpus=(Gpu(index=0), Gpu(index=1))) == []  # the list exists: the index is checked instead
 
 
+WITHOUT_CUDA = Symptom("torch-without-cuda", "This was caused, because torch.cuda.is_available() returned FALSE;", "torch")
+
+
+def test_torch_without_cuda_counts_only_where_the_value_does_not_start_with_gpu_0():
+    # XuelianCheng/LEAStereo#10: search.sh sets CUDA_VISIBLE_DEVICES=1 on a one-GPU machine
+    (f,) = hides("1", WITHOUT_CUDA)
+    assert f.evidence[:2] == ("CUDA_VISIBLE_DEVICES='1'", f"log: {WITHOUT_CUDA.text}")
+    # GPU 0 exists wherever a GPU does; a pasted "0" is as often the reporter's fix
+    assert hides("0", WITHOUT_CUDA) == [] and hides(" 0 ,1", WITHOUT_CUDA) == []
+    (g,) = hides("0", NO_DEVICE)  # CUDA's own "no device" still counts with "0"
+    assert g.evidence[1] == f"log: {NO_DEVICE.text}"
+
+
+def test_torch_s_is_available_false_stands_for_torch_without_cuda():
+    # syorami/DDC-transfer-learning#3: os.environ["CUDA_VISIBLE_DEVICES"] = "2", torch.cuda.is_available() is false
+    facts = Facts(host=Host(os="linux", env={"CUDA_VISIBLE_DEVICES": "2"}), frameworks=Frameworks(torch=TorchBuild(cuda_available=False)))
+    (f,) = e.cuda_visible_devices_hides_all_gpus(facts, None)
+    assert f.evidence[:2] == ("CUDA_VISIBLE_DEVICES='2'", "torch.cuda.is_available() is False")
+    seen = Facts(host=Host(os="linux", env={"CUDA_VISIBLE_DEVICES": "2"}), frameworks=Frameworks(torch=TorchBuild(cuda_available=True)))
+    assert list(e.cuda_visible_devices_hides_all_gpus(seen, None)) == []
+
+
 # -- docker run without --gpus ------------------------------------------------------------------------------------
 
 RUN = Symptom("container-run-without-gpus", "$ docker run -it --rm -v $PWD:/work pytorch/pytorch:2.3.1-cuda12.1-cudnn8-runtime bash")

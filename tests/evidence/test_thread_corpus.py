@@ -164,7 +164,6 @@ BLIND_NOT_YET_RIGHT = frozenset({
     'gh-koboldcpp-676',
     'gh-kumatea-tensorflow-aarch64-6',
     'gh-lambda-stack-dockerfiles-15',
-    'gh-leastereo-10',
     'gh-legacy-rocm-build-1415',
     'gh-legacy-rocm-build-1663',
     'gh-legacy-rocm-build-2354',
