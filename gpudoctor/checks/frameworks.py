@@ -144,6 +144,7 @@ def tf_cpu_package_shadows_gpu(facts: Facts, matrix: object) -> Iterator[Finding
         evidence = (f"{_label('tensorflow', tf.version)}: build_info is_cuda_build = False",)
         title = f"{_label('TensorFlow', tf.version)} is a CPU-only build on a machine with an NVIDIA GPU"
     else:
+        yield from _no_device_and_no_cuda_library_tried(facts, matrix)
         return
     both_installed = bool(cpu_dists) and bool(package(facts, "tensorflow"))
     severity = Severity.ERROR if both_installed or gpu_presence(facts) else Severity.WARNING
@@ -151,6 +152,28 @@ def tf_cpu_package_shadows_gpu(facts: Facts, matrix: object) -> Iterator[Finding
         "tf-cpu-package-shadows-gpu", severity, Section.TENSORFLOW, title, evidence,
         install_fix(facts, matrix, "tensorflow", "Remove every TensorFlow package, then install the GPU one",
                     first=(f"pip uninstall -y tensorflow {' '.join(cpu_dists)}".rstrip(),)),
+    )
+
+
+def _no_device_and_no_cuda_library_tried(facts: Facts, matrix: object) -> Iterator[Finding]:
+    """TensorFlow's device placement log shows no device ("Device mapping: no known devices.") and nothing in the
+    evidence shows it trying a CUDA library: a CUDA build that cannot use the GPU logs the library it failed to open
+    (or cuInit's error), a CPU-only package logs nothing. Having installed tensorflow-gpu does not rule it out: a CPU
+    package installed after it (a dependency's `tensorflow` requirement) overwrites the same files. A warning: the
+    package list would settle it."""
+    mapped_none = symptoms(facts, "tf-no-device-mapped")
+    tried = any(symptoms(facts, kind) for kind in ("library-not-loadable", "tf-gpu-libs-missing", "cuinit-failed", "no-driver-found",
+                                                       "nvidia-driver-not-loaded", "cuda-no-device"))
+    if not mapped_none or tried or gpu_presence(facts) is False:
+        return
+    yield Finding(
+        "tf-cpu-package-shadows-gpu", Severity.WARNING, Section.TENSORFLOW,
+        "TensorFlow mapped no GPU device and tried to load no CUDA library: most often the TensorFlow installed is a CPU-only package",
+        (f"log: {mapped_none[0].text}",
+         "a CUDA build that cannot use the GPU logs which CUDA library or driver call failed; no such line is in the evidence",
+         "`pip list | grep -i tensorflow` settles it (before 1.15 the GPU build was the tensorflow-gpu package)"),
+        install_fix(facts, matrix, "tensorflow", "Remove every TensorFlow package, then install the GPU one",
+                    first=("pip uninstall -y tensorflow tensorflow-cpu",)),
     )
 
 
