@@ -332,7 +332,6 @@ BLIND_NOT_YET_RIGHT = frozenset({
     'gh-tensorflow-tensorflow-54446',
     'gh-tensorflow_macos-28',
     'gh-test-time-training-ttt-lm-jax-5',
-    'gh-textgen-100',
     'gh-tfodcourse-118',
     'gh-theano-6474',
     'gh-thu-mig-yolov10-218',
