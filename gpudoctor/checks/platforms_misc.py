@@ -75,6 +75,10 @@ def mxnet_retired(facts: Facts, matrix: object) -> Iterator[Finding]:
     )
 
 
+_NO_GPU_IN_RUNTIME = ("cuda-unavailable", "cuda-no-device", "no-driver-found", "nvidia-driver-not-loaded", "torch-without-cuda",
+                      "tf-no-gpu-device")
+
+
 def notebook_cpu_runtime(facts: Facts, matrix: object) -> Iterator[Finding]:
     notebook = facts.host.notebook if facts.host else None
     if notebook is None or notebook.kind not in _NOTEBOOK_FIX or jetson(facts):
@@ -82,7 +86,8 @@ def notebook_cpu_runtime(facts: Facts, matrix: object) -> Iterator[Finding]:
     presence = gpu_presence(facts)
     # A pasted error from a notebook: no GPU list, but CUDA said there is no GPU. On a hosted notebook that is the
     # runtime type (its GPU runtimes always come with a working driver), so say so rather than stay silent.
-    said = [s for kind in ("cuda-unavailable", "cuda-no-device") for s in symptoms(facts, kind)] if presence is None else []
+    # (torch's "Found no NVIDIA driver" and a failing nvidia-smi are what a CPU runtime prints: it has no driver either)
+    said = [s for kind in _NO_GPU_IN_RUNTIME for s in symptoms(facts, kind)] if presence is None else []
     if presence is not False and not said:
         return
     how, url = _NOTEBOOK_FIX[notebook.kind]

@@ -52,7 +52,6 @@ BLIND_NOT_YET_RIGHT = frozenset({
     'gh-cntk-2649',
     'gh-codalab-worksheets-2754',
     'gh-colabfold-532',
-    'gh-colabtools-111',
     'gh-colabtools-4345',
     'gh-colabtools-4425',
     'gh-colabtools-864',

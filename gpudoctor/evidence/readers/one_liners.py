@@ -115,6 +115,26 @@ def _jax_print_env(m, n, line):
     yield Observation(f"frameworks.jax.{'version' if name == 'jax' else 'jaxlib'}", version, n, NAME, "jax.print_environment_info()")
 
 
+def _notebook_path(m, n, line):
+    # /content/ is Colab's working directory and /kaggle/working Kaggle's: a path there was printed in that runtime
+    kind = "kaggle" if m.group(1) == "kaggle" else "colab"
+    yield Observation("host.notebook.kind", kind, n, NAME, f"a path under /{m.group(1)}/, which a {kind} runtime has")
+
+
+def _colab_module(m, n, line):
+    yield Observation("host.notebook.kind", "colab", n, NAME, "the google.colab module, which only Colab has")
+
+
+_COMPARED = re.compile(r"(?i)\bwork|\blocal|\bunlike\b|\bwhereas\b|\bfine\b")
+
+
+def _notebook_said(m, n, line):
+    if _COMPARED.search(line):
+        return  # "it works on Colab but not on my machine": the machine in trouble is another one
+    kind = "kaggle" if m.group(1).lower() == "kaggle" else "colab"
+    yield Observation("host.notebook.kind", kind, n, NAME, "stated in the reporter's words", stated=True)
+
+
 _PATTERNS = tuple((re.compile(p), h, k) for p, h, k in (
     (r"(?:Using )?pip \d+(?:\.\d+)* from \S+ \(python (\d+\.\d+)\)", _pip_python, ('pip ',)),
     (r"^\s*Python (\d+\.\d+\.\d+)\s*$", _python_version, ('Python ',)),
@@ -132,6 +152,11 @@ _PATTERNS = tuple((re.compile(p), h, k) for p, h, k in (
     (r"\b(\d+\.\d+\.\d+-\d+-Microsoft|\d+\.\d+\.\d+(?:\.\d+)?-microsoft-standard(?:-WSL2)?)\b", _wsl_kernel, ('icrosoft',)),
     (r"^\s*\*\s+(\S+)\s+(?:Running|Stopped|Installing|Converting)\s+([12])\s*$", _wsl_list, ('Running', 'Stopped', 'Installing', 'Converting')),
     (r"^(jax|jaxlib):\s+(\d+\.\d+\.\d+[\w.+]*)\s*$|^(python): (\d+\.\d+\.\d+)(?: \(|\s*$)", _jax_print_env, ('jax', 'python: ')),
+    (r"(?:^|[\s'\"(=:])/(kaggle|content)/[\w.-]", _notebook_path, ('/kaggle/', '/content/')),
+    (r"\bgoogle[./\\]colab\b", _colab_module, ('google.colab', 'google/colab', 'google\\colab')),
+    # "I changed the setting in Colab", "running on Google Colab", "on Kaggle": where the reporter ran it
+    (r"(?i)\b(?:on|in|using|via|from|with)\s+(?:the\s+|a\s+)?(?:google\s+)?(colab|kaggle)(?:oratory)?\b",
+     _notebook_said, ('olab', 'OLAB', 'aggle', 'AGGLE')),
 ))
 _ANY = tuple(dict.fromkeys(k for _, _, keywords in _PATTERNS for k in keywords))  # a line of none of them matches none
 

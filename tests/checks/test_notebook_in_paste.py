@@ -1,0 +1,58 @@
+"""A pasted report from a hosted notebook: Colab's /content/ paths, the google.colab module or the reporter's "in
+Colab" say where it ran (evidence/readers/one_liners.py); there a "no GPU" line means a CPU runtime
+(platforms_misc.py, notebook_cpu_runtime)."""
+
+from __future__ import annotations
+
+import pytest
+
+from gpudoctor.checks import run_checks
+from gpudoctor.evidence import read_evidence
+from gpudoctor.matrix import load_matrix
+
+
+def _notebook(text: str):
+    facts = read_evidence(text, "paste")
+    return facts.host.notebook.kind if facts.host and facts.host.notebook else None
+
+
+@pytest.mark.parametrize("line, kind", [
+    ('  File "/content/Fooocus/entry_with_update.py", line 46, in <module>', "colab"),
+    ("from google.colab import drive", "colab"),
+    ("/kaggle/working/train.py:12: UserWarning: ...", "kaggle"),
+    ("I changed the setting in Colab to use Python 3 and GPU but I get the error msg: GPU device not found.", "colab"),
+    ("I run the notebook on Kaggle with a P100", "kaggle"),
+])
+def test_where_a_notebook_ran_is_read(line, kind):
+    assert _notebook(line) == kind
+
+
+@pytest.mark.parametrize("line", [
+    "It works fine on Colab, but on my own machine torch sees no GPU",
+    "The same code works in Colab whereas my server fails",
+    "see https://example.com/content/setup for the steps",
+    "the content/ folder holds the images",
+])
+def test_a_comparison_or_another_path_is_no_notebook(line):
+    assert _notebook(line) is None
+
+
+def _ids(text: str) -> dict[str, str]:
+    return {f.id: f.severity.label for f in run_checks(read_evidence(text, "paste"), load_matrix(), "paste").findings}
+
+
+def test_colab_s_own_gpu_sample_failing_in_colab_is_a_cpu_runtime():
+    # googlecolab/colabtools#111
+    text = ("Hi. I changed the setting in Colab to use Python 3 and GPU but I get the error msg: GPU device not found.\n"
+            "----> 4   raise SystemError('GPU device not found')\nSystemError: GPU device not found\n")
+    assert _ids(text).get("notebook-cpu-runtime") == "warning"
+
+
+def test_the_same_class_in_another_thread_torch_finds_no_driver_under_content():
+    # googlecolab/colabtools#5136: Fooocus in Colab, torch finds no NVIDIA driver
+    text = ('  File "/content/Fooocus/ldm_patched/modules/model_management.py", line 90, in get_torch_device\n'
+            "    return torch.device(torch.cuda.current_device())\n"
+            "RuntimeError: Found no NVIDIA driver on your system. Please check that you have an NVIDIA GPU and installed a "
+            "driver from http://www.nvidia.com/Download/index.aspx\n")
+    assert _ids(text).get("notebook-cpu-runtime") == "warning"
+    assert "notebook-cpu-runtime" not in _ids(text.replace("/content/", "/home/me/"))
