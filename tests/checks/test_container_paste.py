@@ -94,3 +94,21 @@ def test_a_podman_run_without_a_gpu_device_counts_as_docker_s():
     text = "$ podman run --rm -it docker.io/pytorch/pytorch bash\n" + INSIDE_FALSE
     assert _container_finding(text) is not None
     assert _container_finding(text.replace("--rm", "--rm --device nvidia.com/gpu=all")) is None
+
+
+def test_the_daemon_s_newer_wordings_for_a_host_without_the_toolkit():
+    # sair-lab/AirSLAM#113 (Docker 20+: "unknown or invalid runtime name") and basujindal/stable-diffusion#217 (a
+    # compose file that names the "nvidia" device driver): the NVIDIA Container Toolkit is not configured on the host
+    airslam = "docker: Error response from daemon: unknown or invalid runtime name: nvidia.\n"
+    compose = '`Error response from daemon: could not select device driver "nvidia" with capabilities: [[gpu]]`\n'
+    for text in (airslam, compose):
+        f = _container_finding(text)
+        assert f is not None and f.severity.label == "error"
+
+
+def test_no_cdi_spec_is_a_warning_whose_fix_generates_it():
+    # xencon/aixcl#1118: Ollama under podman got no GPU; `nvidia-ctk cdi list` found no device
+    f = _container_finding("- podman inspect ollama shows: Devices: []\n- nvidia-ctk cdi list shows: Found 0 CDI devices\n")
+    assert f is not None and f.severity.label == "warning"
+    assert f.fix.commands[0] == "sudo nvidia-ctk cdi generate --output=/etc/cdi/nvidia.yaml"
+    assert _container_finding("INFO[0000] Found 2 CDI devices\n") is None

@@ -216,6 +216,7 @@ def test_each_log_rule_gives_its_finding(rule):
 def test_log_rule_severities_and_sections():
     assert {r.symptom: (r.id, r.severity, r.section) for r in RULES} == {
         "container-no-gpu-runtime": ("container-without-gpu-runtime", Severity.ERROR, Section.ENVIRONMENT),
+        "cdi-spec-missing": ("container-without-gpu-runtime", Severity.WARNING, Section.ENVIRONMENT),
         "container-banner-no-driver": ("container-without-gpu-runtime", Severity.WARNING, Section.ENVIRONMENT),
         "cuda-system-not-ready": ("fabric-manager-not-running", Severity.ERROR, Section.GPU),
         "driver-module-rejected-by-secure-boot": ("gpu-without-driver", Severity.ERROR, Section.GPU),

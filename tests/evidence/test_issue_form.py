@@ -169,3 +169,15 @@ def test_a_typed_list_with_chinese_labels_and_a_full_width_colon():
     facts = read_evidence("运行时出现错误：\n\ncuda版本：11.2\n驱动版本: 450.102.04\n", "paste")
     assert facts.driver.version == "450.102.04" and facts.cuda_toolkits[0].version == "11.2"
     assert read_evidence("驱动版本: 450.102.04\n", "paste").driver is None  # one line alone is not a typed list
+
+
+def test_a_tensorflow_gpu_version_field_says_the_cuda_build_and_arch_linux_is_linux():
+    # tensorflow/tensorflow#39132
+    from gpudoctor.evidence import read_evidence
+
+    facts = read_evidence("- **OS Platform and Distribution (e.g., Linux Ubuntu 16.04)**: ArchLinux 64bits\n"
+                          "- **TensorFlow version (use command below)**: tensorflow-gpu 2.2.0rc4\n", "paste")
+    tf = facts.frameworks.tensorflow
+    assert (tf.version, tf.is_cuda_build, facts.host.os) == ("2.2.0rc4", True, "linux")
+    plain = read_evidence("- **TensorFlow version (use command below)**: 2.2.0\n", "paste").frameworks.tensorflow
+    assert plain.is_cuda_build is None

@@ -262,3 +262,17 @@ def test_the_python_interpreter_banner_gives_the_python_and_where_it_says_so_the
     assert (linux.host.python, linux.host.os) == ("3.13.3", "linux")
     bare = read_evidence("Python 3.6.9 (default, Nov  7 2019, 10:44:02) ", "paste")
     assert (bare.host.python, bare.host.os) == ("3.6.9", None)
+
+
+def test_macos_dyld_naming_a_cuda_library_that_tensorflow_s_extension_needs():
+    # tensorflow/tensorflow#6370: the Mac GPU wheel of TF 0.12 needs CUDA 8.0's runtime; only 7.5 is installed
+    from gpudoctor.checks import run_checks
+    from gpudoctor.evidence import read_evidence
+    from gpudoctor.matrix import load_matrix
+
+    text = ("ImportError: dlopen(/Library/Frameworks/Python.framework/Versions/3.5/lib/python3.5/site-packages/tensorflow/python/"
+            "_pywrap_tensorflow.so, 10): Library not loaded: @rpath/libcudart.8.0.dylib\n  Reason: image not found\n")
+    facts = read_evidence(text, "paste")
+    assert facts.frameworks.tensorflow.path.endswith("site-packages/tensorflow")
+    assert [s.subject for s in facts.symptoms if s.kind == "library-not-loadable"] == ["libcudart.8.0.dylib"]
+    assert "tf-missing-gpu-libs" in {f.id for f in run_checks(facts, load_matrix(), "paste").findings}

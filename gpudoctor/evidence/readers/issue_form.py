@@ -203,6 +203,8 @@ def _facts(kind: str, label: str, answer: str, number: int) -> Iterator[Observat
         words = re.sub(r"(?i)v?\d[\w.+-]*|tensorflow|pytorch|torch|tf|gpu|cpu|with|support|version|true|false|[\s,()'\"=-]", "", text)
         if len(versions) == 1 and not words:
             yield _stated(f"frameworks.{kind}.version", versions.pop(), number)
+            if kind == "tensorflow" and re.search(r"(?i)\btensorflow[-_]gpu\b", text):  # "tensorflow-gpu 2.2.0rc4"
+                yield _stated("frameworks.tensorflow.is_cuda_build", True, number, "the tensorflow-gpu package is TensorFlow's CUDA build")
     elif kind == "driver":
         m = re.fullmatch(r"(?i)(?:nvidia\s*)?(?:driver\s*)?(?:version\s*)?(\d{3}\.\d+(?:\.\d+)?)", text)
         if m:
@@ -228,7 +230,7 @@ def _os(text: str, number: int) -> Iterator[Observation]:
         os = "windows"
     elif re.search(r"\b(?:mac\s?os|osx|os x|darwin|macbook)\b", lowered):
         os = "darwin"
-    elif re.search(r"\b(?:linux|ubuntu|debian|centos|red hat|rhel|fedora|rocky|almalinux|suse|arch linux|manjaro|mint|pop!_os)\b", lowered):
+    elif re.search(r"\b(?:linux|ubuntu|debian|centos|red hat|rhel|fedora|rocky|almalinux|suse|arch\s?linux|manjaro|mint|pop!_os)\b", lowered):
         os = "linux"
     else:
         return

@@ -144,6 +144,8 @@ _PATTERNS = tuple((re.compile(p), h, k) for p, h, k in (
     (r"^\s*[`$>]?\s*(CUDA_VISIBLE_DEVICES)=(\S*)\s+(?:python\d?(?:\.\d+)?|\./|bash|sh|torchrun|accelerate|deepspeed)\S*", _env_prefix, ('=',)),
     (r"^\s*Linux \S+ (\d+\.\d+\.\d+\S*) #\d+", _uname, ('Linux ',)),
     (r"^\s*File \"((?:[^\"]*[/\\])?(?:site|dist)-packages[/\\](torch|tensorflow))[/\\][^\"]*\", line \d+", _framework_path, ('packages',)),
+    # the loader opening a framework's own extension (macOS: "dlopen(.../tensorflow/python/_pywrap_tensorflow.so, 10)")
+    (r"dlopen\(((?:[^,()]*[/\\])?(?:site|dist)-packages[/\\](torch|tensorflow))[/\\]", _framework_path, ('dlopen(',)),
     (r"^\s*Darwin \S+ \S+ Darwin Kernel Version .*RELEASE_(ARM64|X86_64)\S*\s+(x86_64|arm64)\s*$", _darwin_uname, ('Darwin ',)),
     (r"python[\d.]*:\s+Mach-O 64-bit executable (x86_64|arm64)\s*$", _macho_file, ('Mach-O',)),
     (r"^\s*(?:[-*]\s*)?(?:Chip|Processor|CPU|machdep\.cpu\.brand_string)?:?\s*(?:Apple|Mac(?:Book)?(?: (?:Pro|Air|mini|Studio))?) "
