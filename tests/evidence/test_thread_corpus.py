@@ -151,7 +151,6 @@ BLIND_NOT_YET_RIGHT = frozenset({
     'gh-jax-ml-jax-11967',
     'gh-jax-ml-jax-16078',
     'gh-jax-ml-jax-16625',
-    'gh-jax-unirep-78',
     'gh-jax-windows-builder-5',
     'gh-jetson-containers-391',
     'gh-jetson-inference-1023',
