@@ -95,7 +95,6 @@ BLIND_NOT_YET_RIGHT = frozenset({
     'gh-dusty-nv-jetson-inference-1094',
     'gh-dxgkrnl-dkms-7',
     'gh-emgutf-71',
-    'gh-emopy-49',
     'gh-enroot-205',
     'gh-extension-cpp-26',
     'gh-facefusion-278',
