@@ -43,6 +43,7 @@ def _modules() -> list:
     from . import (
         amd,
         arch,
+        conda_requests,
         cudnn_majors,
         environment,
         evidence,
@@ -83,6 +84,7 @@ def _modules() -> list:
         environment,
         shm,
         frameworks,
+        conda_requests,
         rocm_builds,
         prerelease,
         versions,
@@ -123,6 +125,7 @@ _SECTIONS = {
     "environment": Section.ENVIRONMENT,
     "shm": Section.ENVIRONMENT,
     "frameworks": Section.TORCH,
+    "conda_requests": Section.TORCH,
     "prerelease": Section.TORCH,
     "versions": Section.TORCH,
     "arch": Section.TORCH,

@@ -125,6 +125,13 @@ def _colab_module(m, n, line):
     yield Observation("host.notebook.kind", "colab", n, NAME, "the google.colab module, which only Colab has")
 
 
+def _conda_torch_request(m, n, line):
+    # "conda install pytorch==1.9.0 torchvision cudatoolkit=11.3 -c pytorch": the pair the solver is asked for; where
+    # no CUDA build of that torch exists for that cudatoolkit, conda satisfies both with the CPU build beside it
+    yield Observation("symptoms[]", {"kind": "conda-torch-cuda-request", "text": line.strip()[:300],
+                                     "subject": f"{m.group(1)}|{m.group(2)}"}, n, NAME)
+
+
 _COMPARED = re.compile(r"(?i)\bwork|\blocal|\bunlike\b|\bwhereas\b|\bfine\b")
 
 
@@ -154,6 +161,8 @@ _PATTERNS = tuple((re.compile(p), h, k) for p, h, k in (
     (r"\b(\d+\.\d+\.\d+-\d+-Microsoft|\d+\.\d+\.\d+(?:\.\d+)?-microsoft-standard(?:-WSL2)?)\b", _wsl_kernel, ('icrosoft',)),
     (r"^\s*\*\s+(\S+)\s+(?:Running|Stopped|Installing|Converting)\s+([12])\s*$", _wsl_list, ('Running', 'Stopped', 'Installing', 'Converting')),
     (r"^(jax|jaxlib):\s+(\d+\.\d+\.\d+[\w.+]*)\s*$|^(python): (\d+\.\d+\.\d+)(?: \(|\s*$)", _jax_print_env, ('jax', 'python: ')),
+    (r"\bconda\s+(?:install|create)\b(?=.*?\bpytorch\s*==?\s*(\d+\.\d+(?:\.\d+)?)\b)(?=.*?\bcudatoolkit\s*==?\s*(\d+\.\d+)\b)",
+     _conda_torch_request, ('cudatoolkit',)),
     (r"(?:^|[\s'\"(=:])/(kaggle|content)/[\w.-]", _notebook_path, ('/kaggle/', '/content/')),
     (r"\bgoogle[./\\]colab\b", _colab_module, ('google.colab', 'google/colab', 'google\\colab')),
     # "I changed the setting in Colab", "running on Google Colab", "on Kaggle": where the reporter ran it
