@@ -26,3 +26,17 @@ def test_the_same_class_in_another_thread_keras_bert_importing_keras():
             "AttributeError: module 'tensorflow.python.keras.backend' has no attribute 'get_graph'\n")
     assert _finding(text) is not None
     assert _finding("AttributeError: module 'tensorflow' has no attribute 'get_default_graph'\n") is None
+
+
+def test_a_keras_newer_than_tensorflow_cannot_import_get_config():
+    # karaage0703/karaage-ai-book#37 (Colab's keras beside tensorflow-gpu 1.15.2) and strvcom/strv-ml-mask2face#2
+    def mismatch(text):
+        return [f for f in run_checks(read_evidence(text, "paste"), load_matrix(), "paste").findings if f.id == "keras-tf-version-mismatch"]
+
+    colab = ("ImportError: cannot import name 'get_config' from 'tensorflow.python.eager.context' "
+             "(/usr/local/lib/python3.7/dist-packages/tensorflow_core/python/eager/context.py)\n")
+    windows = ("ImportError: cannot import name 'get_config' from 'tensorflow.python.eager.context' "
+               "(C:\\Users\\A\\anaconda3\\envs\\mask2face\\lib\\site-packages\\tensorflow\\python\\eager\\context.py)\n")
+    for text in (colab, windows):
+        (f,) = mismatch(text)
+        assert f.severity.label == "error" and "newer than the TensorFlow" in f.title
