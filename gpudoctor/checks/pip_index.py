@@ -44,7 +44,8 @@ def torch_index_url_wrong(facts: Facts, matrix: "Matrix | None") -> Iterator[Fin
         return  # pip's lines are all it reads (a snapshot has none)
     indexes = list(dict.fromkeys(s.subject for s in symptoms(facts, "pytorch-index") if s.subject))
     for request in torch_requests(facts):
-        finding = _local_version_without_index(facts, matrix, request, indexes) or _tag_not_published(facts, matrix, request, indexes)
+        finding = (_local_version_without_index(facts, matrix, request, indexes) or _tag_not_published(facts, matrix, request, indexes)
+                   or _index_lacks_release(facts, matrix, request, indexes))
         if finding is not None:
             yield finding
             return  # one request says it: the others in the paste are the same install
@@ -99,6 +100,35 @@ def _tag_not_published(facts: Facts, matrix: "Matrix | None", request: TorchRequ
          f"PyTorch's CUDA tags: {', '.join(t for t in built if _CUDA_TAG.match(t) and _tag_number(t) >= 100)}"),
         Fix("Use the index of a CUDA tag the release was built for, one whose CUDA the driver supports (nvidia-smi's 'CUDA Version')",
             (f"pip install torch{'==' + version if version else ''} --index-url {PYTORCH_INDEX}{best}", "nvidia-smi"), b.TORCH_PREVIOUS_URL),
+    )
+
+
+def _index_lacks_release(facts: Facts, matrix: "Matrix | None", request: TorchRequest, indexes: list[str]) -> Finding | None:
+    """pip was pointed at one PyTorch index (--index-url .../rocm5.6) and its list holds only that tag's local versions
+    ("2.2.0+rocm5.6, 2.2.1+rocm5.6"): a release missing from it is missing from that index, not from this Python. (A
+    find-links page lists every tag, filtered by the Python: there a one-tag list says the Python.)"""
+    offered = [v.strip() for v in (request.offered or "").split(",") if v.strip()]
+    tags = {m.group(1) for m in map(_LOCAL.search, offered) if m}
+    version = _LOCAL.sub("", request.version)
+    if matrix is None or not offered or len(tags) != 1 or any("+" not in v for v in offered) or not version or tags - set(indexes):
+        return None
+    if version in {_LOCAL.sub("", v) for v in offered}:
+        return None
+    (tag,) = tags
+    release = matrix.torch_release(version)
+    if release is None:
+        return None
+    built = [v.tag for v in release.variants] + ([f"rocm{release.rocm}"] if release.rocm else [])
+    best = (f"rocm{release.rocm}" if tag.startswith("rocm") and release.rocm else
+            _best_tag(facts, release, built) if any(_CUDA_TAG.match(t) for t in built) else built[0])
+    return Finding(
+        "torch-index-url-wrong", Severity.ERROR, Section.TORCH,
+        f"PyTorch's {tag} index has no torch {version}: pip's list is that index's ({offered[0]} to {offered[-1]}), not a Python limit",
+        (f"log: {request.symptom.text}",
+         "every version pip offers carries the local tag +" + tag + ": only PyTorch's own index for that tag lists them",
+         f"torch {release.series} was built for {', '.join(built)}"),
+        Fix(f"Use the index of a tag torch {version} was built for",
+            (f"pip install torch=={version} --index-url {PYTORCH_INDEX}{best}",), b.TORCH_PREVIOUS_URL),
     )
 
 

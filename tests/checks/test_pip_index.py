@@ -73,3 +73,25 @@ def test_an_apple_chip_line_says_macos_on_arm64():
     assert (host.os, host.arch) == ("darwin", "arm64")
     assert read_evidence("Chip: Apple M3 Max\n", "paste").host.os == "darwin"
     assert read_evidence("I used an Apple M2 for this\n", "paste").host is None or read_evidence("I used an Apple M2 for this\n", "paste").host.os != "darwin"
+
+
+# invoke-ai/InvokeAI#7146: the installer's rocm5.6 index, which holds only torch 2.2.x (+rocm5.6)
+ROCM56 = (">pip install torch==2.4.1 torchvision==0.19.1 --index-url https://download.pytorch.org/whl/rocm5.6\n"
+          "Looking in indexes: https://download.pytorch.org/whl/rocm5.6\n"
+          "ERROR: Could not find a version that satisfies the requirement torch==2.4.1 (from versions: 2.2.0+rocm5.6, "
+          "2.2.1+rocm5.6, 2.2.2+rocm5.6)\nERROR: No matching distribution found for torch==2.4.1\n")
+
+
+def test_a_list_of_one_index_s_local_versions_names_the_index_not_the_python():
+    found = _found(ROCM56)
+    assert "python-version-no-wheel" not in found
+    f = found["torch-index-url-wrong"]
+    assert f.severity is Severity.ERROR and "rocm5.6 index has no torch 2.4.1" in f.title
+    assert f.fix.commands == ("pip install torch==2.4.1 --index-url https://download.pytorch.org/whl/rocm6.1",)
+
+
+def test_a_list_with_pypi_s_plain_versions_is_left_to_the_python_rule():
+    mixed = ROCM56.replace("(from versions: 2.2.0+rocm5.6, ", "(from versions: 2.2.0, ")
+    assert "torch-index-url-wrong" not in _found(mixed)
+    listed = ROCM56.replace("2.2.2+rocm5.6)", "2.2.2+rocm5.6, 2.4.1+rocm5.6)")
+    assert "torch-index-url-wrong" not in _found(listed)
