@@ -105,8 +105,9 @@ def _tag_not_published(facts: Facts, matrix: "Matrix | None", request: TorchRequ
 
 def _index_lacks_release(facts: Facts, matrix: "Matrix | None", request: TorchRequest, indexes: list[str]) -> Finding | None:
     """pip was pointed at one PyTorch index (--index-url .../rocm5.6) and its list holds only that tag's local versions
-    ("2.2.0+rocm5.6, 2.2.1+rocm5.6"): a release missing from it is missing from that index, not from this Python. (A
-    find-links page lists every tag, filtered by the Python: there a one-tag list says the Python.)"""
+    ("2.2.0+rocm5.6, 2.2.1+rocm5.6"), and the matrix says the release was never built for that tag: it is missing from
+    that index, not from this Python. (Where the release was built for the tag, pip's list, filtered by the Python like
+    every list, says the Python: pip_messages.)"""
     offered = [v.strip() for v in (request.offered or "").split(",") if v.strip()]
     tags = {m.group(1) for m in map(_LOCAL.search, offered) if m}
     version = _LOCAL.sub("", request.version)
@@ -119,6 +120,8 @@ def _index_lacks_release(facts: Facts, matrix: "Matrix | None", request: TorchRe
     if release is None:
         return None
     built = [v.tag for v in release.variants] + ([f"rocm{release.rocm}"] if release.rocm else [])
+    if tag in built:
+        return None  # the index has the release, not for this Python (pip filters every list by it): pip_messages says so
     best = (f"rocm{release.rocm}" if tag.startswith("rocm") and release.rocm else
             _best_tag(facts, release, built) if any(_CUDA_TAG.match(t) for t in built) else built[0])
     return Finding(

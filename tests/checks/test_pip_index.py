@@ -95,3 +95,11 @@ def test_a_list_with_pypi_s_plain_versions_is_left_to_the_python_rule():
     assert "torch-index-url-wrong" not in _found(mixed)
     listed = ROCM56.replace("2.2.2+rocm5.6)", "2.2.2+rocm5.6, 2.4.1+rocm5.6)")
     assert "torch-index-url-wrong" not in _found(listed)
+
+
+def test_an_index_that_has_the_release_for_other_pythons_is_the_python_s_limit():
+    # Akegarasu/lora-scripts#741: torch 2.7.0 was built for cu128; Python 3.14 has no wheel of it
+    text = ("Looking in indexes: https://download.pytorch.org/whl/cu128\n"
+            "ERROR: Could not find a version that satisfies the requirement torch==2.7.0+cu128 (from versions: 2.9.0+cu128, 2.9.1+cu128)\n")
+    found = _found(text)
+    assert "torch-index-url-wrong" not in found and "python-version-no-wheel" in found
