@@ -22,7 +22,7 @@ def conda_pair_never_built(facts: Facts, matrix: "Matrix | None") -> Iterator[Fi
         return  # a CUDA build is what is installed after all
     for said in symptoms(facts, "conda-torch-cuda-request"):
         version, _, cuda = (said.subject or "").partition("|")
-        release = matrix.torch_release(version)
+        release = matrix.torch_release(version) if cuda else None
         if release is None or not release.variants:
             continue
         built = sorted({v.cuda for v in release.variants if v.cuda}, key=lambda c: tuple(int(p) for p in c.split(".")))

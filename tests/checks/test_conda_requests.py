@@ -31,3 +31,33 @@ def test_a_pair_that_was_built_or_a_cuda_build_installed_is_no_finding():
     assert _found("conda install pytorch==1.9.0 cudatoolkit=11.1 -c pytorch -c conda-forge\n") == []
     installed = "conda install pytorch==1.9.0 cudatoolkit=11.3 -c pytorch\n>>> torch.__version__\n'1.9.0+cu111'\n"
     assert _found(installed) == []
+
+
+def test_the_finding_pinned():
+    from gpudoctor.checks.conda_requests import conda_pair_never_built
+    from gpudoctor.model import Facts, Finding, Fix, Section, Severity, Symptom
+
+    line = "conda install -c pytorch pytorch=1.9.0 torchvision cudatoolkit=11.3"
+    asked = Symptom("conda-torch-cuda-request", line, None, "1.9.0|11.3")
+    assert list(conda_pair_never_built(Facts(symptoms=(asked, asked)), load_matrix())) == [Finding(
+        "torch-cpu-only-build", Severity.WARNING, Section.TORCH,
+        "PyTorch built torch 1.9.0 for CUDA 10.2, 11.1, not 11.3: conda installs its CPU build beside cudatoolkit 11.3",
+        (f"log: {line}", "torch 1.9 CUDA builds: 10.2, 11.1 (matrices/torch.toml)",
+         "the solver meets both pins with the CPU-only pytorch package, which needs no cudatoolkit"),
+        Fix("Ask for a cudatoolkit torch 1.9.0 was built for (or a torch built for CUDA 11.3)",
+            ("conda install pytorch==1.9.0 cudatoolkit=11.1 -c pytorch -c conda-forge",
+             "python -c \"import torch; print(torch.version.cuda)\"   # None means the CPU build"),
+            "https://pytorch.org/get-started/previous-versions/"))]
+    assert list(conda_pair_never_built(Facts(symptoms=(asked,)), None)) == []
+    for subject in ("9.9.9|11.3", "1.9.0", None, "1.9.0|10.2"):
+        assert list(conda_pair_never_built(Facts(symptoms=(Symptom("conda-torch-cuda-request", line, None, subject),)), load_matrix())) == []
+
+
+def test_later_requests_are_read_when_the_first_was_built():
+    from gpudoctor.checks.conda_requests import conda_pair_never_built
+    from gpudoctor.model import Facts, Symptom
+
+    built = Symptom("conda-torch-cuda-request", "conda install pytorch==1.10.0 cudatoolkit=11.3", None, "1.10.0|11.3")
+    never = Symptom("conda-torch-cuda-request", "conda install pytorch==1.9.1 cudatoolkit=11.3", None, "1.9.1|11.3")
+    (f,) = conda_pair_never_built(Facts(symptoms=(built, never)), load_matrix())
+    assert f.evidence[0] == f"log: {never.text}"

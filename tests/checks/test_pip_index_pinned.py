@@ -111,3 +111,53 @@ def test_torch_requests_reads_only_torch_pins_and_bare_requests():
                 Symptom("no-matching-distribution", "d", None, "torch"), Symptom("no-matching-distribution", "e", None, "torch~=2.1"))
     requests = p.torch_requests(Facts(symptoms=symptoms))
     assert [(r.symptom.text, r.version, r.offered) for r in requests] == [("a", "2.1.0", "none"), ("b", "", "none"), ("d", "", None)]
+
+
+# -- an index whose list lacks the release (invoke-ai/InvokeAI#7146) --------------------------------------------------
+
+from gpudoctor.checks.pip_index import TorchRequest, _index_lacks_release  # noqa: E402
+
+ROCM56_LINE = ("ERROR: Could not find a version that satisfies the requirement torch==2.4.1 (from versions: 2.2.0+rocm5.6, "
+               "2.2.1+rocm5.6, 2.2.2+rocm5.6)")
+
+
+def _request(version: str, offered: str | None, line: str = ROCM56_LINE) -> TorchRequest:
+    return TorchRequest(Symptom("pip-offered-versions", line, None, f"torch=={version}|{offered}"), version, offered)
+
+
+def test_an_index_that_lacks_the_release_pinned():
+    from gpudoctor.model import Facts
+
+    f = _index_lacks_release(Facts(), MATRIX, _request("2.4.1", "2.2.0+rocm5.6, 2.2.1+rocm5.6, 2.2.2+rocm5.6"), ["rocm5.6"])
+    assert f == Finding(
+        "torch-index-url-wrong", Severity.ERROR, Section.TORCH,
+        "PyTorch's rocm5.6 index has no torch 2.4.1: pip's list is that index's (2.2.0+rocm5.6 to 2.2.2+rocm5.6), not a Python limit",
+        (f"log: {ROCM56_LINE}", "every version pip offers carries the local tag +rocm5.6: only PyTorch's own index for that tag lists them",
+         "torch 2.4 was built for cu118, cu121, cu124, rocm6.1"),
+        Fix("Use the index of a tag torch 2.4.1 was built for",
+            ("pip install torch==2.4.1 --index-url https://download.pytorch.org/whl/rocm6.1",), "https://pytorch.org/get-started/previous-versions/"))
+
+
+def test_a_cuda_index_that_lacks_the_release_points_at_the_release_s_default_tag():
+    from gpudoctor.model import Facts
+
+    f = _index_lacks_release(Facts(), MATRIX, _request("2.4.1+cu117", "2.0.0+cu117, 2.0.1+cu117"), ["cu117"])
+    assert f.title.startswith("PyTorch's cu117 index has no torch 2.4.1:")
+    assert f.fix.commands == ("pip install torch==2.4.1 --index-url https://download.pytorch.org/whl/cu121",)
+
+
+@pytest.mark.parametrize("version, offered, indexes", [
+    ("2.4.1", "2.2.0+rocm5.6, 2.2.1+rocm5.6", []),                 # no index given: a find-links list says the Python
+    ("2.4.1", "2.2.0+rocm5.6, 2.2.1+cu118", ["rocm5.6"]),         # two tags
+    ("2.4.1", "2.2.0, 2.2.1+rocm5.6", ["rocm5.6"]),               # a plain version among them: PyPI's list too
+    ("2.4.1", None, ["rocm5.6"]),                                 # no list
+    ("2.4.1", "2.4.1+rocm5.6", ["rocm5.6"]),                       # the release is offered
+    ("9.9.9", "2.2.0+rocm5.6", ["rocm5.6"]),                       # a release the matrix does not know
+    ("2.4.1", "2.4.0+rocm6.1", ["rocm6.1"]),                       # built for that tag: the Python's limit
+    ("", "2.2.0+rocm5.6", ["rocm5.6"]),                            # no version asked
+])
+def test_no_index_lacks_the_release(version, offered, indexes):
+    from gpudoctor.model import Facts
+
+    assert _index_lacks_release(Facts(), MATRIX, _request(version, offered), indexes) is None
+    assert _index_lacks_release(Facts(), None, _request("2.4.1", "2.2.0+rocm5.6"), ["rocm5.6"]) is None
