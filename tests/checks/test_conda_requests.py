@@ -61,3 +61,24 @@ def test_later_requests_are_read_when_the_first_was_built():
     never = Symptom("conda-torch-cuda-request", "conda install pytorch==1.9.1 cudatoolkit=11.3", None, "1.9.1|11.3")
     (f,) = conda_pair_never_built(Facts(symptoms=(built, never)), load_matrix())
     assert f.evidence[0] == f"log: {never.text}"
+
+
+def test_builds_are_listed_in_cuda_order_and_the_fix_takes_the_newest():
+    # torch 1.7 was built for CUDA 9.2, 10.1, 10.2 and 11.0: "9.2" sorts after "11.0" as text, not as a version
+    from gpudoctor.checks.conda_requests import conda_pair_never_built
+    from gpudoctor.model import Facts, Symptom
+
+    asked = Symptom("conda-torch-cuda-request", "conda install pytorch==1.7.1 cudatoolkit=11.3 -c pytorch", None, "1.7.1|11.3")
+    (f,) = conda_pair_never_built(Facts(symptoms=(asked,)), load_matrix())
+    assert f.title.startswith("PyTorch built torch 1.7.1 for CUDA 9.2, 10.1, 10.2, 11.0, not 11.3")
+    assert f.fix.commands[0] == "conda install pytorch==1.7.1 cudatoolkit=11.0 -c pytorch -c conda-forge"
+
+
+def test_a_request_the_matrix_cannot_judge_does_not_stop_the_reading():
+    from gpudoctor.checks.conda_requests import conda_pair_never_built
+    from gpudoctor.model import Facts, Symptom
+
+    unknown = Symptom("conda-torch-cuda-request", "conda install pytorch==9.9.9 cudatoolkit=11.3", None, "9.9.9|11.3")
+    never = Symptom("conda-torch-cuda-request", "conda install pytorch==1.9.1 cudatoolkit=11.3", None, "1.9.1|11.3")
+    (f,) = conda_pair_never_built(Facts(symptoms=(unknown, never)), load_matrix())
+    assert f.evidence[0] == f"log: {never.text}"

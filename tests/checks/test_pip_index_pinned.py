@@ -161,3 +161,19 @@ def test_no_index_lacks_the_release(version, offered, indexes):
 
     assert _index_lacks_release(Facts(), MATRIX, _request(version, offered), indexes) is None
     assert _index_lacks_release(Facts(), None, _request("2.4.1", "2.2.0+rocm5.6"), ["rocm5.6"]) is None
+
+
+def test_two_tags_in_pip_s_list_even_both_given_as_indexes_name_no_one_index():
+    from gpudoctor.model import Facts
+
+    request = _request("2.4.1", "2.2.0+rocm5.6, 2.2.1+cu118")
+    assert _index_lacks_release(Facts(), MATRIX, request, ["rocm5.6", "cu118"]) is None
+
+
+def test_a_release_without_a_rocm_build_lists_only_its_cuda_tags():
+    from gpudoctor.model import Facts
+
+    f = _index_lacks_release(Facts(), MATRIX, _request("1.7.1", "1.6.0+cu92"), ["cu92"])
+    assert f is None  # torch 1.7 was built for cu92: the list is the Python's
+    g = _index_lacks_release(Facts(), MATRIX, _request("1.7.1", "1.9.0+cu111, 1.9.1+cu111"), ["cu111"])
+    assert g.evidence[2] == "torch 1.7 was built for cu92, cu101, cu102, cu110"
