@@ -161,7 +161,7 @@ def container_started_without_gpus(facts: Facts, matrix: object) -> Iterator[Fin
         return
     yield Finding(
         "container-without-gpu-runtime", Severity.ERROR, Section.ENVIRONMENT,
-        "The container was started without GPU access: its `docker run` has no --gpus",
+        f"The container was started without GPU access: its `{started[0].subject or 'docker'} run` has no --gpus",
         evidence + ("without --gpus (or --runtime=nvidia) Docker passes no GPU and no driver library into the container",),
         Fix("Start the container with GPUs (the host needs the NVIDIA Container Toolkit)",
             ("docker run --gpus all ...", "sudo nvidia-ctk runtime configure --runtime=docker && sudo systemctl restart docker"),

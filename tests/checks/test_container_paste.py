@@ -112,3 +112,8 @@ def test_no_cdi_spec_is_a_warning_whose_fix_generates_it():
     assert f is not None and f.severity.label == "warning"
     assert f.fix.commands[0] == "sudo nvidia-ctk cdi generate --output=/etc/cdi/nvidia.yaml"
     assert _container_finding("INFO[0000] Found 2 CDI devices\n") is None
+
+
+def test_the_title_names_the_engine_the_run_line_used():
+    assert "`podman run` has no --gpus" in _container_finding("$ podman run --rm -it docker.io/pytorch/pytorch bash\n" + INSIDE_FALSE).title
+    assert "`docker run` has no --gpus" in _container_finding(ANOMALIB_RUN + INSIDE_FALSE).title
