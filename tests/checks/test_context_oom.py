@@ -32,3 +32,14 @@ def test_an_allocation_that_fails_later_is_the_batch_not_another_process():
     assert _in_use("E tensorflow/stream_executor/cuda/cuda_driver.cc:1002] failed to allocate 3.39G (3640655872 bytes) from "
                    "device: CUDA_ERROR_OUT_OF_MEMORY\n") == []
     assert _in_use("failed call to cuDevicePrimaryCtxRetain: CUDA_ERROR_ECC_UNCORRECTABLE: uncorrectable ECC error encountered\n") == []
+
+
+def test_an_uncorrectable_ecc_error_is_failing_gpu_memory():
+    # nagadit/DeepFaceLab_Linux#89 (at context creation) and vllm-project/vllm#5222 (during a run): hardware both times
+    def ecc(text):
+        return [f for f in run_checks(read_evidence(text, "paste"), load_matrix(), "paste").findings if f.id == "gpu-ecc-uncorrected-errors"]
+
+    (f,) = ecc("Internal: failed call to cuDevicePrimaryCtxRetain: CUDA_ERROR_ECC_UNCORRECTABLE: uncorrectable ECC error encountered\n")
+    assert f.severity.label == "warning" and f.fix.commands[0] == "nvidia-smi -q -d ECC,PAGE_RETIREMENT"
+    assert len(ecc("RuntimeError: CUDA error: uncorrectable ECC error encountered\n")) == 1
+    assert ecc("| N/A   34C    P0    25W / 250W |      0MiB / 16280MiB |      0%      Default | Volatile Uncorr. ECC |\n") == []

@@ -249,6 +249,7 @@ def test_log_rule_severities_and_sections():
         "keras-tf-minor-mismatch": ("keras-tf-version-mismatch", Severity.ERROR, Section.TENSORFLOW),
         "keras-newer-than-tf": ("keras-tf-version-mismatch", Severity.ERROR, Section.TENSORFLOW),
         "context-out-of-memory": ("gpu-memory-in-use", Severity.WARNING, Section.GPU),
+        "ecc-uncorrectable": ("gpu-ecc-uncorrected-errors", Severity.WARNING, Section.GPU),
         "invalid-ptx": ("cuda-toolkit-newer-than-driver", Severity.ERROR, Section.CUDA),
         "program-minimum-cc": ("gpu-arch-not-in-build", Severity.ERROR, Section.GPU),
         "jax-plugin-init-failed": ("jax-version-mismatch", Severity.WARNING, Section.JAX),

@@ -74,7 +74,6 @@ BLIND_NOT_YET_RIGHT = frozenset({
     'gh-deep-live-cam-508',
     'gh-deepface-48',
     'gh-deepfacelab-264',
-    'gh-deepfacelab-linux-89',
     'gh-deeplabcut-1245',
     'gh-deepmedic-94',
     'gh-deepspeech-1798',
