@@ -172,8 +172,11 @@ def _no_device_and_no_cuda_library_tried(facts: Facts, matrix: object) -> Iterat
         (f"log: {mapped_none[0].text}",
          "a CUDA build that cannot use the GPU logs which CUDA library or driver call failed; no such line is in the evidence",
          "`pip list | grep -i tensorflow` settles it (before 1.15 the GPU build was the tensorflow-gpu package)"),
-        install_fix(facts, matrix, "tensorflow", "Remove every TensorFlow package, then install the GPU one",
-                    first=("pip uninstall -y tensorflow tensorflow-cpu",)),
+        # (not the solver's pick: with the GPU unknown it fits a CPU build, the opposite of this fix)
+        Fix("Remove the CPU-only TensorFlow and install TensorFlow's GPU build of your release",
+            ("pip uninstall -y tensorflow tensorflow-cpu",
+             "pip install tensorflow-gpu==<release>   # 1.x; 2.1-2.14: tensorflow; 2.15+ on Linux: 'tensorflow[and-cuda]'"),
+            "https://www.tensorflow.org/install/pip"),
     )
 
 

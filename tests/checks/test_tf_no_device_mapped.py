@@ -39,3 +39,27 @@ def test_a_cuda_library_that_failed_to_load_is_the_other_cause():
 
 def test_without_an_nvidia_gpu_no_device_is_expected():
     assert _found(DNC + "I don't have an NVIDIA GPU, only the CPU.\n") == []
+
+
+def test_the_finding_pinned_and_each_line_of_a_cuda_build_s_attempt_silences_it():
+    import pytest  # noqa: F401
+
+    from gpudoctor.checks.frameworks import _no_device_and_no_cuda_library_tried
+    from gpudoctor.model import Facts, Finding, Fix, Section, Severity, Symptom
+
+    mapped = Symptom("tf-no-device-mapped", "Device mapping: no known devices.", "tensorflow")
+    assert list(_no_device_and_no_cuda_library_tried(Facts(symptoms=(mapped,)), load_matrix())) == [Finding(
+        "tf-cpu-package-shadows-gpu", Severity.WARNING, Section.TENSORFLOW,
+        "TensorFlow mapped no GPU device and tried to load no CUDA library: most often the TensorFlow installed is a CPU-only package",
+        ("log: Device mapping: no known devices.",
+         "a CUDA build that cannot use the GPU logs which CUDA library or driver call failed; no such line is in the evidence",
+         "`pip list | grep -i tensorflow` settles it (before 1.15 the GPU build was the tensorflow-gpu package)"),
+        Fix("Remove the CPU-only TensorFlow and install TensorFlow's GPU build of your release",
+            ("pip uninstall -y tensorflow tensorflow-cpu",
+             "pip install tensorflow-gpu==<release>   # 1.x; 2.1-2.14: tensorflow; 2.15+ on Linux: 'tensorflow[and-cuda]'"),
+            "https://www.tensorflow.org/install/pip"))]
+    for kind in ("library-not-loadable", "tf-gpu-libs-missing", "cuinit-failed", "no-driver-found", "nvidia-driver-not-loaded",
+                 "cuda-no-device"):
+        attempt = Symptom(kind, "a line of the CUDA build's attempt", "tensorflow")
+        assert list(_no_device_and_no_cuda_library_tried(Facts(symptoms=(mapped, attempt)), load_matrix())) == [], kind
+    assert list(_no_device_and_no_cuda_library_tried(Facts(symptoms=(Symptom("tf-gpu-libs-missing", "x", None),)), None)) == []
