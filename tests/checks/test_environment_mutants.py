@@ -245,7 +245,7 @@ def test_torch_without_cuda_counts_only_where_the_value_does_not_start_with_gpu_
     (f,) = hides("1", WITHOUT_CUDA)
     assert f.evidence[:2] == ("CUDA_VISIBLE_DEVICES='1'", f"log: {WITHOUT_CUDA.text}")
     # GPU 0 exists wherever a GPU does; a pasted "0" is as often the reporter's fix
-    assert hides("0", WITHOUT_CUDA) == [] and hides(" 0 ,1", WITHOUT_CUDA) == []
+    assert hides("0", WITHOUT_CUDA) == [] and hides(" 0 ,1", WITHOUT_CUDA) == [] and hides("0,1", WITHOUT_CUDA) == []
     (g,) = hides("0", NO_DEVICE)  # CUDA's own "no device" still counts with "0"
     assert g.evidence[1] == f"log: {NO_DEVICE.text}"
 

@@ -56,3 +56,16 @@ def test_the_same_class_in_another_thread_torch_finds_no_driver_under_content():
             "driver from http://www.nvidia.com/Download/index.aspx\n")
     assert _ids(text).get("notebook-cpu-runtime") == "warning"
     assert "notebook-cpu-runtime" not in _ids(text.replace("/content/", "/home/me/"))
+
+
+@pytest.mark.parametrize("kind", ["cuda-unavailable", "cuda-no-device", "no-driver-found", "nvidia-driver-not-loaded",
+                                  "torch-without-cuda", "tf-no-gpu-device"])
+def test_each_way_a_cpu_runtime_says_no_gpu_names_it(kind):
+    from gpudoctor.checks.platforms_misc import notebook_cpu_runtime
+    from gpudoctor.model import Facts, Host, Notebook, Symptom
+
+    said = Symptom(kind, "the line a CPU runtime printed")
+    facts = Facts(host=Host(notebook=Notebook(kind="colab")), symptoms=(said,))
+    (f,) = notebook_cpu_runtime(facts, None)
+    assert f.evidence == ("Google Colab runtime", "log: the line a CPU runtime printed")
+    assert list(notebook_cpu_runtime(Facts(host=Host(notebook=Notebook(kind="colab")), symptoms=(Symptom("out-of-memory", "x"),)), None)) == []
