@@ -20,7 +20,7 @@ if TYPE_CHECKING:
     from ..matrix.tables.model import Matrix
 
 # Pattern texts: re.match/re.search compile them on first use (re's own cache), since only pasted logs need them.
-_CUDA_LIBS = r"^(?:lib)?(cudart|cublas|cublasLt|cufft|curand|cusolver|cusparse|cudnn|nvrtc)(?:64)?[._]"  # re.I
+_CUDA_LIBS = r"^(?:lib)?(cudart|cublas|cublasLt|cufft|curand|cusolver|cusparse|cusparseLt|cudnn|nvrtc|nvJitLink|cudss|cufile|nccl)(?:64)?[._]"  # re.I
 _SONAME_CUDNN = r"(?:lib)?cudnn(?:\.so\.|64_)(\d+)"
 _LIBCUDA = r"^libcuda\.so|^nvcuda\.dll|^libnvidia-ml\.so"  # re.I
 
@@ -168,10 +168,11 @@ def cuda_libraries_not_loadable(facts: Facts, matrix: "Matrix | None") -> Iterat
         )
     else:
         yield Finding(
-            "framework-import-failed", Severity.ERROR, _section(framework),
+            "cuda-library-not-on-loader-path", Severity.ERROR, _section(framework),
             f"{'PyTorch' if framework == 'torch' else framework} cannot load a CUDA library it needs",
             evidence,
-            b.install_fix(facts, matrix, "torch", "Reinstall torch so that pip brings its CUDA libraries", "and remove foreign CUDA directories from LD_LIBRARY_PATH")
+            b.install_fix(facts, matrix, "torch", "Reinstall torch so that pip brings its CUDA libraries", "and remove foreign CUDA directories from LD_LIBRARY_PATH",
+                          gpu_build=True)  # it loads CUDA libraries: a CUDA build, whatever the solver fits an unknown GPU
             if matrix else Fix("Reinstall torch from the PyTorch index for your CUDA", (), b.TORCH_URL),
         )
 

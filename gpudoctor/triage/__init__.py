@@ -16,7 +16,7 @@ from ..checks.coverage import SETTLING_COMMANDS
 from ..checks.evidence import section_of
 from ..evidence import observations_in
 from ..evidence.document import Document
-from ..model import Finding, Report, Severity, Status
+from ..model import Finding, Report, Section, Severity, Status
 from . import support
 from .verdict import Missing, Outcome, QuotedLine, Triage
 
@@ -27,6 +27,10 @@ _ABOUT_EVIDENCE = frozenset({"evidence-contradiction", "evidence-not-recognised"
 # Findings that a framework cannot use the GPU, which say that it fails but not why: a reply asks for the output that
 # would show the cause instead of naming the effect as one (checks/causes.py links them under their causes).
 _EFFECTS = frozenset({*EFFECTS, "framework-import-failed"})
+# torch's wheels bring their own CUDA libraries: one it cannot load says its install or environment is broken, not how
+# (a container without the runtime, a foreign LD_LIBRARY_PATH, a conda env without cudatoolkit); other programs load a
+# CUDA library by its file name, where the library missing from the loader path is the cause itself
+_EFFECTS_IN_SECTION = frozenset({("cuda-library-not-on-loader-path", Section.TORCH)})
 # A cause is named only at this severity: a warning is what might go wrong, not why the reporter's GPU does not work.
 NAMED_SEVERITY = Severity.ERROR
 MAX_QUOTED = 8
@@ -62,7 +66,7 @@ def _doubt(observations, printed, report: Report, suspect: Finding, judge):
     the printed facts it rests on."""
     if suspect.severity < NAMED_SEVERITY:
         return "what the report shows may go wrong, but not why the GPU does not work", (SETTLING_COMMANDS[suspect.section],), []
-    if suspect.id in _EFFECTS:
+    if suspect.id in _EFFECTS or (suspect.id, suspect.section) in _EFFECTS_IN_SECTION:
         return "the report shows that the GPU cannot be used, but not why", (SETTLING_COMMANDS[suspect.section],), []
     if not support.reaches(judge(printed), suspect.id):
         needed = support.minimal(observations, suspect.id, judge)

@@ -150,13 +150,13 @@ def test_tensorflow_missing_libraries_by_what_is_known():
     assert len(f.evidence) == 1  # no soname to read
 
 
-def test_torch_missing_cuda_library_is_an_import_failure():
+def test_torch_missing_cuda_library_is_a_library_not_on_the_loader_path():
     f = one(m.cuda_libraries_not_loadable, log(_not_loadable("libcudnn.so.9", "torch")))
-    assert (f.id, f.severity, f.section) == ("framework-import-failed", Severity.ERROR, Section.TORCH)
+    assert (f.id, f.severity, f.section) == ("cuda-library-not-on-loader-path", Severity.ERROR, Section.TORCH)
     assert f.title == "PyTorch cannot load a CUDA library it needs"
     assert f.evidence[-1] == "the build looks for cuDNN 9 (libcudnn.so.9)"
     assert (f.fix.summary, f.fix.url) == ("Reinstall torch from the PyTorch index for your CUDA", "https://pytorch.org/get-started/locally/")
-    assert run(m.cuda_libraries_not_loadable, log(_not_loadable("libnccl.so.2", "torch"))) == []
+    assert run(m.cuda_libraries_not_loadable, log(_not_loadable("libgomp.so.1", "torch"))) == []
 
 
 LIBCUDA = Symptom("library-not-loadable", "libcuda.so.1: cannot open shared object file", subject="libcuda.so.1")

@@ -43,7 +43,7 @@ def test_a_traceback_names_the_framework_that_failed_to_load_a_library():
     facts = read_evidence(text)
     assert facts.frameworks.torch.path == "/home/u/venv/lib64/python3.11/site-packages/torch"
     ids = _ids(text)
-    assert "framework-import-failed" in ids and "tf-missing-gpu-libs" not in ids
+    assert "cuda-library-not-on-loader-path" in ids and "tf-missing-gpu-libs" not in ids
 
 
 def test_an_exported_variable_in_markdown_inline_code_is_read():

@@ -172,12 +172,12 @@ def test_an_empty_issue_gets_no_reply_and_a_missing_file_is_a_usage_error(tmp_pa
 
 
 def test_an_effect_without_its_cause_is_asked_about_not_named():
-    # torch cannot load cuDNN: the report shows that the GPU cannot be used (framework-import-failed), not why
+    # torch cannot load cuDNN, which its wheel brings: the report shows that the install is broken, not why
     text = ('  File "/home/u/venv/lib64/python3.11/site-packages/torch/__init__.py", line 427, in <module>\n'
             "    from torch._C import *  # noqa: F403\n"
             "ImportError: libcudnn.so.9: cannot open shared object file: No such file or directory\n")
     result = triage([(text, "issue")], MATRIX)
-    assert "framework-import-failed" in {f.id for f in result.report.findings}
+    assert "cuda-library-not-on-loader-path" in {f.id for f in result.report.findings}
     assert result.outcome is Outcome.ASK and result.cause is None
     assert result.doubt == "the report shows that the GPU cannot be used, but not why"
 
