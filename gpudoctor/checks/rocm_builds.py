@@ -118,8 +118,8 @@ def torch_cuda_build_on_amd_gpu(facts: Facts, matrix: "Matrix | None") -> Iterat
     if not torch or not found or torch_build_kind(torch) not in ("cuda", "cpu"):
         return
     nvidia = gpu_presence(facts)
-    if nvidia is True:
-        return  # an NVIDIA GPU too: the CUDA build may be meant for it
+    if nvidia is True or (facts.host and facts.host.notebook):
+        return  # an NVIDIA GPU too: the CUDA build may be meant for it; a hosted notebook runs on none of the reporter's GPUs
     # no word on an NVIDIA GPU (torch's "Found no NVIDIA driver" is that word in a paste): the AMD GPU is the one known,
     # so a CPU-only build is still the likeliest cause, a warning; a CUDA build may be meant for an unseen NVIDIA GPU
     unsure = nvidia is None and not symptoms(facts, "no-driver-found")

@@ -69,3 +69,15 @@ def test_each_way_a_cpu_runtime_says_no_gpu_names_it(kind):
     (f,) = notebook_cpu_runtime(facts, None)
     assert f.evidence == ("Google Colab runtime", "log: the line a CPU runtime printed")
     assert list(notebook_cpu_runtime(Facts(host=Host(notebook=Notebook(kind="colab")), symptoms=(Symptom("out-of-memory", "x"),)), None)) == []
+
+
+def test_a_local_amd_card_is_not_the_notebook_s_gpu():
+    # Isi-dev/Google-Colab_Notebooks#11: "Github-Google collab" notebooks fail with torch's "Found no NVIDIA driver";
+    # the reporter's own Radeon does not run them
+    text = ("i can not access any Github-Google collab, like - DeFooocus, wan 2 etc...\n"
+            "(RuntimeError: Found no NVIDIA driver on your system. Please check that you have an NVIDIA GPU and installed a driver "
+            "from http://www.nvidia.com/Download/index.aspx ) - This error message will shown everytime.\n\n"
+            "i have installed gpu GIGABYTE Radeon RX 6600 Eagle 8G Graphics Card\n")
+    found = _ids(text)
+    assert found.get("notebook-cpu-runtime") == "warning" and "torch-not-rocm-on-amd-gpu" not in found
+    assert _ids(text.replace("Github-Google collab", "local install")).get("torch-not-rocm-on-amd-gpu") == "error"

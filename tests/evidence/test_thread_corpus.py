@@ -111,7 +111,6 @@ BLIND_NOT_YET_RIGHT = frozenset({
     'gh-gandissect-19',
     'gh-gfx803_rocm-28',
     'gh-gfx803_rocm61_pt24-1',
-    'gh-google-colab_notebooks-11',
     'gh-gpu-jupyter-22',
     'gh-gpu-operator-118',
     'gh-gpu-operator-2781',

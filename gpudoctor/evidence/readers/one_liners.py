@@ -138,7 +138,7 @@ _COMPARED = re.compile(r"(?i)\bwork|\blocal|\bunlike\b|\bwhereas\b|\bfine\b")
 def _notebook_said(m, n, line):
     if _COMPARED.search(line):
         return  # "it works on Colab but not on my machine": the machine in trouble is another one
-    kind = "kaggle" if m.group(1).lower() == "kaggle" else "colab"
+    kind = "kaggle" if m.group(1).lower() == "kaggle" else "colab"  # "collab": a spelling reporters use
     yield Observation("host.notebook.kind", kind, n, NAME, "stated in the reporter's words", stated=True)
 
 
@@ -166,8 +166,8 @@ _PATTERNS = tuple((re.compile(p), h, k) for p, h, k in (
     (r"(?:^|[\s'\"(=:])/(kaggle|content)/[\w.-]", _notebook_path, ('/kaggle/', '/content/')),
     (r"\bgoogle[./\\]colab\b", _colab_module, ('google.colab', 'google/colab', 'google\\colab')),
     # "I changed the setting in Colab", "running on Google Colab", "on Kaggle": where the reporter ran it
-    (r"(?i)\b(?:on|in|using|via|from|with)\s+(?:the\s+|a\s+)?(?:google\s+)?(colab|kaggle)(?:oratory)?\b",
-     _notebook_said, ('olab', 'OLAB', 'aggle', 'AGGLE')),
+    (r"(?i)\b(?:(?:on|in|using|via|from|with)\s+(?:the\s+|a\s+)?(?:google\s+)?|google[\s-]+)(coll?ab|kaggle)(?:oratory)?\b",
+     _notebook_said, ('olab', 'OLAB', 'ollab', 'OLLAB', 'aggle', 'AGGLE')),
 ))
 _ANY = tuple(dict.fromkeys(k for _, _, keywords in _PATTERNS for k in keywords))  # a line of none of them matches none
 
