@@ -60,10 +60,15 @@ def driver_insufficient_from_message(facts: Facts, matrix: "Matrix | None") -> I
         return
     driver = facts.driver
     have = f"driver {driver.version}" if driver and driver.version else "the installed NVIDIA driver"
+    # CUDA returns the same error where no NVIDIA driver is installed at all (a CPU-only machine running a CUDA build):
+    # only with an NVIDIA GPU known is an old driver the cause; otherwise it is one of the two, a warning
+    known = gpu_presence(facts) is True
     yield Finding(
-        "driver-too-old-for-cuda-build", Severity.ERROR, Section.GPU,
-        "The NVIDIA driver is older than the CUDA runtime the program was built with",
-        _lines(found) + (f"{have} cannot run that CUDA runtime",),
+        "driver-too-old-for-cuda-build", Severity.ERROR if known else Severity.WARNING, Section.GPU,
+        "The NVIDIA driver is older than the CUDA runtime the program was built with"
+        + ("" if known else ", or no NVIDIA driver (or GPU) is here at all"),
+        _lines(found) + ((f"{have} cannot run that CUDA runtime",) if known else
+                         ("CUDA reports a missing driver with the same error; nothing here shows an NVIDIA GPU",)),
         Fix("Upgrade the NVIDIA driver (580 or newer runs CUDA 13), or use a build of the program for an older CUDA",
             ("nvidia-smi   # 'CUDA Version' is the newest CUDA this driver runs",), b.DRIVER_URL),
     )
