@@ -65,8 +65,10 @@ def _local_version_without_index(facts: Facts, matrix: "Matrix | None", request:
         return None  # no index has CUDA or ROCm builds for macOS: the platform is the cause (pip_messages)
     release = matrix.torch_release(request.version) if matrix is not None else None
     python = b.python_minor(facts)
-    # Where this Python has the release's wheels, the missing index is all that is left; else it shares the blame.
-    sure = release is not None and python is not None and python in release.python
+    # Where this Python has the release's wheels, the missing index is all that is left; else it shares the blame. PyPI
+    # offering the same release without the tag ("2.0.1" for "2.0.1+cu118") says so too: pip filters its list by Python.
+    offered = {v.strip() for v in (request.offered or "").split(",")}
+    sure = (release is not None and python is not None and python in release.python) or _LOCAL.sub("", request.version) in offered
     return Finding(
         "torch-index-url-wrong", Severity.ERROR if sure else Severity.WARNING, Section.TORCH,
         f"torch {request.version} is a build only PyTorch's own index has: pip looked for it on PyPI, which hosts no '+{tag}' versions",

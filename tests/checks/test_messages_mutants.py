@@ -255,6 +255,7 @@ def test_log_rule_severities_and_sections():
         "keras-newer-than-tf": ("keras-tf-version-mismatch", Severity.ERROR, Section.TENSORFLOW),
         "context-out-of-memory": ("gpu-memory-in-use", Severity.WARNING, Section.GPU),
         "ecc-uncorrectable": ("gpu-ecc-uncorrected-errors", Severity.WARNING, Section.GPU),
+        "framework-ptx-newer-than-driver": ("driver-too-old-for-cuda-build", Severity.ERROR, Section.GPU),
         "invalid-ptx": ("cuda-toolkit-newer-than-driver", Severity.ERROR, Section.CUDA),
         "program-minimum-cc": ("gpu-arch-not-in-build", Severity.ERROR, Section.GPU),
         "jax-plugin-init-failed": ("jax-version-mismatch", Severity.WARNING, Section.JAX),

@@ -103,3 +103,18 @@ def test_an_index_that_has_the_release_for_other_pythons_is_the_python_s_limit()
             "ERROR: Could not find a version that satisfies the requirement torch==2.7.0+cu128 (from versions: 2.9.0+cu128, 2.9.1+cu128)\n")
     found = _found(text)
     assert "torch-index-url-wrong" not in found and "python-version-no-wheel" in found
+
+
+def test_pypi_offering_the_same_release_untagged_makes_the_missing_index_certain():
+    # jthickstun/anticipation#10 (frozen round 7, read after its score): Colab, Python not in the paste
+    text = ("ERROR: Could not find a version that satisfies the requirement torch==2.0.1+cu118 (from versions: 1.11.0, 1.12.0, "
+            "1.12.1, 1.13.0, 1.13.1, 2.0.0, 2.0.1, 2.1.0, 2.1.1, 2.1.2)\nERROR: No matching distribution found for torch==2.0.1+cu118\n")
+    found = _found(text)
+    assert found["torch-index-url-wrong"].severity is Severity.ERROR and "python-version-no-wheel" not in found
+    # the same class in another thread: Nerogar/OneTrainer#138 (2.1.2+cu118; PyPI lists 2.1.2)
+    other = ("ERROR: Could not find a version that satisfies the requirement torch==2.1.2+cu118 (from versions: 1.11.0, 1.12.0, "
+             "1.12.1, 1.13.0, 1.13.1, 2.0.0, 2.0.1, 2.1.0, 2.1.1, 2.1.2)\n")
+    assert _found(other)["torch-index-url-wrong"].severity is Severity.ERROR
+    # PyPI without that release for this Python: both causes stay open, a warning
+    older = other.replace(", 2.1.0, 2.1.1, 2.1.2)", ")")
+    assert _found(older)["torch-index-url-wrong"].severity is Severity.WARNING
