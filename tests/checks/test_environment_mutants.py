@@ -302,3 +302,20 @@ def test_either_alone_says_nothing():
     assert started(RUN, torch=TorchBuild(version="2.3.1")) == []  # not measured
     assert started(NO_DEVICE, UNAVAILABLE, torch=TorchBuild(cuda_available=False)) == []
     assert started(Symptom("illegal-instruction", "Illegal instruction"), RUN) == []
+
+
+def test_a_singularity_run_without_nv_pinned():
+    run = Symptom("container-run-without-gpus", "singularity shell nemo.sif", subject="singularity")
+    lightning = Symptom("torch-without-cuda", " But your machine only has: []", "torch")
+    assert started(run, lightning) == [Finding(
+        "container-without-gpu-runtime", Severity.ERROR, Section.ENVIRONMENT,
+        "The container was started without GPU access: its `singularity`/`apptainer` command has no --nv",
+        (f"log: {run.text}", f"log: {lightning.text}",
+         "without --nv Singularity and Apptainer bind neither the host's driver libraries nor its /dev/nvidia* devices into the container"),
+        Fix("Start the container with --nv", ("singularity exec --nv IMAGE.sif ...   # or: apptainer exec --nv",
+                                              "singularity exec --nv IMAGE.sif nvidia-smi   # the GPU table shows it worked"),
+            "https://apptainer.org/docs/user/main/gpu.html"))]
+
+
+def test_a_library_line_without_a_subject_is_no_missing_libcuda():
+    assert started(RUN, Symptom("library-not-loadable", "cannot open shared object file")) == []
