@@ -3,13 +3,8 @@ a CPU-only torch is the likeliest cause (frameworks.py, torch_without_cuda_on_nv
 
 from __future__ import annotations
 
-from gpudoctor.checks import run_checks
-from gpudoctor.evidence import read_evidence
-from gpudoctor.matrix import load_matrix
+from tests.checks.pasted import severities as _ids
 
-
-def _ids(text: str) -> dict[str, str]:
-    return {f.id: f.severity.label for f in run_checks(read_evidence(text, "paste"), load_matrix(), "paste").findings}
 
 
 def test_text_generation_webui_falling_back_to_cpu_on_an_rtx_4080():

@@ -3,13 +3,8 @@ gpu are present"): the CPU-only jaxlib, unless a CUDA backend failed first (jax.
 
 from __future__ import annotations
 
-from gpudoctor.checks import run_checks
-from gpudoctor.evidence import read_evidence
-from gpudoctor.matrix import load_matrix
+from tests.checks.pasted import severities as _ids
 
-
-def _ids(text: str) -> dict[str, str]:
-    return {f.id: f.severity.label for f in run_checks(read_evidence(text, "paste"), load_matrix(), "paste").findings}
 
 
 def test_old_jaxlib_s_unknown_backend_gpu_is_the_cpu_jaxlib():

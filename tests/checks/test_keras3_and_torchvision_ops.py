@@ -3,13 +3,8 @@ torchvision's "Couldn't load custom C++ ops" (an extension built for another tor
 
 from __future__ import annotations
 
-from gpudoctor.checks import run_checks
-from gpudoctor.evidence import read_evidence
-from gpudoctor.matrix import load_matrix
+from tests.checks.pasted import severities as _ids
 
-
-def _ids(text: str) -> dict[str, str]:
-    return {f.id: f.severity.label for f in run_checks(read_evidence(text, "paste"), load_matrix(), "paste").findings}
 
 
 def test_keras_3_has_no_keras_src_engine():

@@ -6,9 +6,8 @@ from __future__ import annotations
 
 import pytest
 
-from gpudoctor.checks import run_checks
 from gpudoctor.evidence import read_evidence
-from gpudoctor.matrix import load_matrix
+from tests.checks.pasted import severities as _ids
 
 
 def _notebook(text: str):
@@ -35,10 +34,6 @@ def test_where_a_notebook_ran_is_read(line, kind):
 ])
 def test_a_comparison_or_another_path_is_no_notebook(line):
     assert _notebook(line) is None
-
-
-def _ids(text: str) -> dict[str, str]:
-    return {f.id: f.severity.label for f in run_checks(read_evidence(text, "paste"), load_matrix(), "paste").findings}
 
 
 def test_colab_s_own_gpu_sample_failing_in_colab_is_a_cpu_runtime():

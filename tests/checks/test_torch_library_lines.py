@@ -5,13 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from gpudoctor.checks import run_checks
-from gpudoctor.evidence import read_evidence
-from gpudoctor.matrix import load_matrix
+from tests.checks.pasted import severities as _ids
 
-
-def _ids(text: str) -> dict[str, str]:
-    return {f.id: f.severity.label for f in run_checks(read_evidence(text, "paste"), load_matrix(), "paste").findings}
 
 
 def test_torch_2_8_on_a_jetson_without_cudss():
