@@ -334,3 +334,15 @@ def test_no_kernel_image_fix_with_and_without_the_matrix():
     assert fix.summary.startswith("Install a build compiled for this GPU's compute capability: install torch ")
     assert fix.commands[0].startswith("pip install torch==") and "/whl/cu128" in fix.commands[0]
     assert fix.url == "https://pytorch.org/get-started/previous-versions/"
+
+
+def test_driver_insufficient_with_a_gpu_listed_but_no_driver_version():
+    f = one(m.driver_insufficient_from_message, log(INSUFFICIENT, gpus=(Gpu(index=0, name="NVIDIA GeForce RTX 3060"),)))
+    assert f.severity == Severity.ERROR
+    assert f.evidence == (f"log: {INSUFFICIENT.text}", "the installed NVIDIA driver cannot run that CUDA runtime")
+
+
+def test_cuda_library_names_are_matched_whatever_their_case():
+    # the loader prints what it was asked for: Windows names and some programs use other cases (cuDNN64_8.dll, libnvjitlink)
+    f = one(m.cuda_libraries_not_loadable, log(_not_loadable("libnvjitlink.so.12", "torch")))
+    assert f.id == "cuda-library-not-on-loader-path"
