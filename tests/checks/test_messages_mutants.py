@@ -346,3 +346,23 @@ def test_cuda_library_names_are_matched_whatever_their_case():
     # the loader prints what it was asked for: Windows names and some programs use other cases (cuDNN64_8.dll, libnvjitlink)
     f = one(m.cuda_libraries_not_loadable, log(_not_loadable("libnvjitlink.so.12", "torch")))
     assert f.id == "cuda-library-not-on-loader-path"
+
+
+def test_a_library_line_without_a_framework_belongs_to_the_torch_the_facts_know():
+    f = one(m.cuda_libraries_not_loadable, log(_not_loadable("libcudnn.so.9", None), frameworks=Frameworks(torch=TorchBuild(version="2.4.0"))))
+    assert (f.section, f.title) == (Section.TORCH, "PyTorch cannot load a CUDA library it needs")
+
+
+def test_with_the_matrix_torch_s_fix_is_a_cuda_build():
+    f = one(m.cuda_libraries_not_loadable, log(_not_loadable("libcudnn.so.9", "torch")), MATRIX)
+    assert f.fix.commands[0].startswith("nvidia-smi") and "download.pytorch.org/whl/cu" in f.fix.commands[1]
+
+
+def test_tensorflow_of_an_unknown_release_names_what_its_libraries_ask_for():
+    tf = Frameworks(tensorflow=TensorflowBuild(is_cuda_build=True))
+    facts = log(_not_loadable("libcudart.so.11.0"), _not_loadable("libcudnn.so.8"), frameworks=tf, gpus=(Gpu(index=0),))
+    f = one(m.cuda_libraries_not_loadable, facts, MATRIX)
+    assert f.fix.summary == ("Install the CUDA libraries this TensorFlow was built with (CUDA 11.0, cuDNN 8), or a TensorFlow "
+                             "built for the CUDA you have")
+    g = one(m.cuda_libraries_not_loadable, log(_not_loadable("libcublasLt.so"), frameworks=tf, gpus=(Gpu(index=0),)), MATRIX)
+    assert g.fix.summary == "Install the CUDA libraries this TensorFlow was built with, or a TensorFlow built for the CUDA you have"
